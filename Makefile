@@ -1,0 +1,33 @@
+# make demo  -- set everything up (first use) and grade the bundled example submissions
+# make test  -- run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup demo test bench fixtures clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[all]'
+	touch $@
+
+setup: $(VENV)/.installed
+	@scripts/system-deps.sh
+
+demo: setup
+	@for folder in examples/*/; do \
+	  echo "== $$folder"; $(BIN)/grader grade "$$folder" || exit $$?; \
+	done
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+fixtures: setup
+	$(BIN)/grader fixtures --regenerate
+
+clean:
+	rm -rf $(VENV)

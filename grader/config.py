@@ -1,0 +1,203 @@
+"""Loading and validating ``grading.yaml``, the course policy.
+
+The file is validated against ``schemas/grading.schema.json`` and then for
+meaning (known exercises and checks, assignments naming configured
+exercises).  Every error is a :class:`grader.errors.UserError` naming the
+file, the line and the key path.
+"""
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import yamlio
+from grader.errors import UserError
+from grader.sandbox.session import SandboxSettings
+
+CONFIG_NAME = 'grading.yaml'
+
+
+@dataclass
+class CheckSettings:
+    name: str
+    points: float
+    partial_credit: str
+    visibility: str = 'visible'
+    params: dict = field(default_factory=dict)
+
+
+@dataclass
+class ExerciseSettings:
+    """One exercise's settings, with paths resolved against the policy root."""
+
+    name: str
+    title: str
+    files: tuple
+    fixtures: tuple
+    hidden_fixtures: tuple
+    options: dict
+    checks: dict
+    factors: dict
+    min_seconds: float
+
+    def check_param(self, check, key, default=None):
+        settings = self.checks.get(check)
+        return settings.params.get(key, default) if settings else default
+
+    def points(self, check):
+        settings = self.checks.get(check)
+        return settings.points if settings else 0.0
+
+    def limit(self, key, unit):
+        """Seconds allowed for one call: factor(key) x calibration unit."""
+        factor = self.factors.get(key, self.factors['default'])
+        return max(self.min_seconds, factor * unit)
+
+    @property
+    def max_score(self):
+        return sum(c.points for c in self.checks.values())
+
+
+@dataclass
+class Requirement:
+    together: tuple
+    fact: str
+    at_least: int = 1
+    explain: str = ''
+
+
+@dataclass
+class Assignment:
+    name: str
+    title: str
+    exercises: tuple
+    count: int
+    max_score: float
+    requirements: list
+    late_penalty: dict = None
+
+
+@dataclass
+class Policy:
+    path: Path
+    root: Path
+    reference: Path
+    exercises: dict
+    assignments: dict
+    sandbox: SandboxSettings
+    load_seconds: float
+    require: str
+    calibration_repeats: int
+
+    def assignment_for(self, exercise_names):
+        """The assignment that contains all of ``exercise_names`` (first wins)."""
+        for assignment in self.assignments.values():
+            if set(exercise_names) <= set(assignment.exercises):
+                return assignment
+        return None
+
+
+def find(explicit=None, start=None):
+    """Locate grading.yaml: ``--config``, $GRADER_CONFIG, upward from cwd, the checkout."""
+    if explicit:
+        return Path(explicit)
+    if os.environ.get('GRADER_CONFIG'):
+        return Path(os.environ['GRADER_CONFIG'])
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder / CONFIG_NAME
+    bundled = Path(__file__).resolve().parents[1] / CONFIG_NAME
+    if bundled.is_file():
+        return bundled
+    raise UserError(f'no {CONFIG_NAME} found here or above; pass --config PATH')
+
+
+def load(path=None):
+    """Read and validate the policy at ``path`` (see :func:`find`)."""
+    from grader import exercises as plugins
+
+    path = find(path)
+    data, where = yamlio.load(path)
+    if not isinstance(data, dict):
+        raise UserError('the policy must be a mapping with version, exercises and assignments',
+                        path, 1)
+    yamlio.validate(data, yamlio.schema('grading.schema.json'), path, where)
+    root = path.resolve().parent
+    registry = plugins.registry()
+    default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
+
+    exercises = {}
+    for name, raw in data['exercises'].items():
+        if name not in registry:
+            raise UserError(f'exercises.{name}: unknown exercise (known: {", ".join(sorted(registry))})',
+                            path, where.line(['exercises', name]))
+        plugin = registry[name]
+        known = {c.name for c in plugin.checks}
+        checks = {}
+        for check, spec in raw['checks'].items():
+            if check not in known:
+                raise UserError(f'exercises.{name}.checks.{check}: unknown check '
+                                f'(known: {", ".join(sorted(known))})',
+                                path, where.line(['exercises', name, 'checks', check]))
+            params = {k: v for k, v in spec.items()
+                      if k not in ('points', 'partial_credit', 'visibility')}
+            checks[check] = CheckSettings(check, float(spec['points']),
+                                          spec.get('partial_credit', default_partial),
+                                          spec.get('visibility', 'visible'), params)
+        limits = raw.get('time_limit', {'factors': {'default': 30}})
+        exercises[name] = ExerciseSettings(
+            name=name, title=raw.get('title', plugin.title),
+            files=tuple(raw.get('files', plugin.files)),
+            fixtures=tuple(root / f for f in raw['fixtures']),
+            hidden_fixtures=tuple(root / f for f in raw.get('hidden_fixtures', ())),
+            options=resolve_paths(raw.get('options', {}), root),
+            checks=checks, factors=dict(limits['factors']),
+            min_seconds=float(limits.get('min_seconds', 0.5)))
+
+    assignments = {}
+    for name, raw in data['assignments'].items():
+        for i, exercise in enumerate(raw['exercises']):
+            if exercise not in exercises:
+                raise UserError(f'assignments.{name}.exercises: {exercise!r} is not configured '
+                                'under exercises', path,
+                                where.line(['assignments', name, 'exercises', i]))
+        requirements = []
+        for i, req in enumerate(raw.get('requirements', [])):
+            for exercise in req['together']:
+                if exercise not in raw['exercises']:
+                    raise UserError(f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
+                                    'part of this assignment', path,
+                                    where.line(['assignments', name, 'requirements', i]))
+            requirements.append(Requirement(tuple(req['together']), req['fact'],
+                                            req.get('at_least', 1), req.get('explain', '')))
+        count = raw.get('count', len(raw['exercises']))
+        if count > len(raw['exercises']):
+            raise UserError(f'assignments.{name}.count: {count} is more than the '
+                            f'{len(raw["exercises"])} exercises listed', path,
+                            where.line(['assignments', name, 'count']))
+        best = sorted((exercises[e].max_score for e in raw['exercises']), reverse=True)
+        assignments[name] = Assignment(
+            name=name, title=raw.get('title', name), exercises=tuple(raw['exercises']),
+            count=count, max_score=float(raw.get('max_score', sum(best[:count]))),
+            requirements=requirements, late_penalty=raw.get('late_penalty'))
+
+    box = data.get('sandbox', {})
+    settings = SandboxSettings(**{k: box[k] for k in
+                                  ('memory_mb', 'file_mb', 'open_files', 'output_kb', 'processes')
+                                  if k in box})
+    return Policy(path=path, root=root, reference=root / data.get('reference', 'reference'),
+                  exercises=exercises, assignments=assignments, sandbox=settings,
+                  load_seconds=float(box.get('load_seconds', 5.0)),
+                  require=box.get('require', 'advisory'),
+                  calibration_repeats=data.get('calibration', {}).get('repeats', 3))
+
+
+def resolve_paths(options, root):
+    """Options ending in ``_file`` or ``_dir`` become absolute paths."""
+    resolved = {}
+    for key, value in options.items():
+        if isinstance(value, str) and (key.endswith('_file') or key.endswith('_dir')):
+            resolved[key] = str((root / value).resolve())
+        else:
+            resolved[key] = value
+    return resolved

@@ -1,0 +1,190 @@
+"""One grading run: policy + fixtures + submission -> :class:`grader.model.Result`.
+
+For each exercise of the assignment the engine locates the student's file,
+starts a sandboxed child (:class:`grader.sandbox.session.Session`), sends the
+plug-in's requests case by case under calibrated time limits, lets the
+plug-in judge every reply, and scores the outcomes under the policy.  One
+slow or crashing case fails only itself: the child is restarted and grading
+goes on.
+"""
+import time
+from pathlib import Path
+
+import jsonschema
+
+from grader import __version__, calibrate, fixtures, scoring
+from grader import exercises as plugins
+from grader.errors import UserError
+from grader.exercises import base
+from grader.model import ExerciseResult, Result
+from grader.sandbox import layers
+from grader.sandbox.session import Reply, Session
+
+LEVELS = ('advisory', 'standard', 'strong')
+
+
+class Run:
+    """Per-run state shared by every submission: calibration, isolation, cases."""
+
+    def __init__(self, policy, include_hidden=True, calibration=None, isolation=None):
+        self.policy = policy
+        self.include_hidden = include_hidden
+        self.calibration = calibration or calibrate.measure(policy.calibration_repeats)
+        self.isolation = isolation or layers.detect(policy.sandbox)
+        if LEVELS.index(self.isolation.level) < LEVELS.index(policy.require):
+            raise UserError(f'isolation here is {self.isolation.level}, but the policy requires '
+                            f'{policy.require} ({"; ".join(self.isolation.missing) or "see grader doctor"})',
+                            policy.path)
+        self._cases = {}
+
+    @property
+    def unit(self):
+        return self.calibration['unit_seconds']
+
+    def cases(self, name):
+        """The exercise's cases (loaded and validated once per run)."""
+        if name not in self._cases:
+            plugin = plugins.get(name)
+            settings = self.policy.exercises[name]
+            if not self.include_hidden:
+                settings = _public_only(settings)
+            self._cases[name] = fixtures.load_cases(plugin, settings)
+        return self._cases[name]
+
+    def digest(self, names):
+        used = [p for n in names for p in self.cases(n)[1]]
+        return fixtures.digest(used)
+
+
+def _public_only(settings):
+    from dataclasses import replace
+    return replace(settings, hidden_fixtures=())
+
+
+def pick_assignment(policy, submission_dir, requested=None):
+    """The assignment to grade: the requested one, or the one whose files are present."""
+    if requested:
+        if requested not in policy.assignments:
+            raise UserError(f'unknown assignment {requested!r} (known: '
+                            f'{", ".join(policy.assignments)})', policy.path)
+        return policy.assignments[requested]
+    found = [name for name, settings in policy.exercises.items()
+             if plugins.get(name).locate(submission_dir, settings)]
+    for assignment in policy.assignments.values():
+        if found and set(found) & set(assignment.exercises):
+            return assignment
+    expected = ', '.join(f for s in policy.exercises.values() for f in s.files)
+    raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
+                    submission_dir)
+
+
+def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
+          only=None, progress=None):
+    """Grade one submission folder: a :class:`Result`."""
+    started = time.monotonic()
+    submission_dir = Path(submission_dir)
+    if not submission_dir.is_dir():
+        raise UserError('not a folder (pass the folder that holds the submission)',
+                        submission_dir)
+    run = run or Run(policy)
+    chosen = pick_assignment(policy, submission_dir, assignment)
+    results = []
+    for name in chosen.exercises:
+        if only and name not in only:
+            continue
+        if progress:
+            progress(name)
+        results.append(grade_exercise(run, name, submission_dir))
+    counted, total, explanation = scoring.choose(chosen, results)
+    for result in results:
+        result.counted = result.name in counted
+    final, late = scoring.late_penalty(chosen.late_penalty, submitted_at, total)
+    if late.get('late'):
+        explanation.append(f"Submitted {late['days_late']} day(s) late: "
+                           f"{late['penalty_share']:.0%} off, {scoring.fmt(total)} -> "
+                           f'{scoring.fmt(final)}.')
+    names = [r.name for r in results]
+    hidden = any(run.cases(n)[2] for n in names)
+    return Result(
+        grader_version=__version__, assignment=chosen.name, score=final,
+        max_score=chosen.max_score, exercises=results,
+        isolation={'level': run.isolation.level, 'layers': list(run.isolation.layers),
+                   'missing': list(run.isolation.missing)},
+        fixtures_digest=run.digest(names), calibration=dict(run.calibration),
+        explanation=explanation, hidden_checks_included=hidden,
+        submission={'path': str(submission_dir)}, late=late,
+        duration_seconds=round(time.monotonic() - started, 3))
+
+
+def grade_exercise(run, name, submission_dir):
+    """Grade one exercise of one submission: an :class:`ExerciseResult`."""
+    plugin = plugins.get(name)
+    settings = run.policy.exercises[name]
+    cases, _, hidden_used = run.cases(name)
+    hidden_names = {c.name for c in cases if c.hidden}
+    relpath = plugin.locate(submission_dir, settings)
+    result = ExerciseResult(name=name, title=settings.title, score=0.0,
+                            max_score=settings.max_score, submitted=relpath is not None,
+                            file=relpath or '', hidden_cases=hidden_used)
+    if relpath is None:
+        wanted = ' or '.join(settings.files)
+        result.checks = [scoring.check_result(c, settings, [base.Outcome(c, '(submission)', False,
+                                                                         f'{wanted} not found')])
+                         for c in settings.checks]
+        result.error = f'{wanted} not found'
+        return result
+
+    requests = [(case, plugin.requests(case, settings)) for case in cases]
+    budget = sum(settings.limit(r.limit_key, run.unit) for _, rs in requests for r in rs)
+    validator = jsonschema.Draft202012Validator(plugin.observation_schema)
+    outcomes, elapsed, wall = [], 0.0, 0.0
+    with Session(submission_dir, relpath, plugin.probe, options=plugin.child_options(settings),
+                 isolation=run.isolation, settings=run.policy.sandbox,
+                 load_seconds=run.policy.load_seconds, cpu_seconds=int(budget + 60),
+                 prepare=plugin.prepare(settings)) as session:
+        loaded = session.start()
+        problem = load_problem(plugin, settings, relpath, loaded)
+        if loaded.ok:
+            result.warnings = list(loaded.observation.get('warnings', []))
+        if problem:
+            result.error = problem
+            outcomes = [base.Outcome(c, '(module)', False, problem) for c in settings.checks]
+        else:
+            outcomes += plugin.load_outcomes(loaded, settings)
+            for case, case_requests in requests:
+                replies = []
+                for request in case_requests:
+                    reply = session.call(request.payload,
+                                         settings.limit(request.limit_key, run.unit))
+                    if reply.ok and not validator.is_valid(reply.observation):
+                        reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
+                                      error='the probe reply did not have the expected shape '
+                                            '(tampered measurement?)')
+                    elapsed += reply.elapsed
+                    wall += reply.wall
+                    replies.append(reply)
+                outcomes += plugin.judge(case, replies, settings)
+        output = session.output()
+        starts = session.starts
+    result.checks = [scoring.check_result(c, settings, [o for o in outcomes if o.check == c],
+                                          hidden_names)
+                     for c in settings.checks]
+    result.score = scoring.exercise_score(result.checks)
+    result.facts = plugin.facts(outcomes, settings) if not problem else {}
+    result.facts.update({'student_seconds': round(elapsed, 4), 'wall_seconds': round(wall, 4),
+                         'child_starts': starts, 'cases': len(cases)})
+    if output:
+        result.facts['direct_output_bytes'] = len(output.encode())
+    return result
+
+
+def load_problem(plugin, settings, relpath, loaded):
+    """Why nothing can be graded after the import, or None."""
+    if not loaded.ok:
+        if loaded.status == 'timeout':
+            return f'{relpath} did not finish importing in time'
+        return f'{relpath} could not be imported: {loaded.error}'
+    observation = loaded.observation
+    if observation.get('error'):
+        return f'{relpath}: {observation["error"]}'
+    return plugin.missing_entry(observation.get('probe', {}), relpath)

@@ -1,0 +1,144 @@
+"""The contract every exercise plug-in fulfils (parent side).
+
+The engine drives a plug-in like this, for one submission::
+
+    path = exercise.locate(submission_dir, settings)       # or None: not submitted
+    session = Session(..., probe=exercise.probe, options=exercise.child_options(settings))
+    loaded = session.start()                               # import guards, probe.load()
+    for case in cases:
+        replies = [session.call(r.payload, limit(r)) for r in exercise.requests(case, settings)]
+        outcomes += exercise.judge(case, replies, settings)
+    facts = exercise.facts(outcomes, settings)
+
+Judging rules shared by every exercise:
+
+- An :class:`Outcome` is one check on one case.  A check's score is the
+  share of its cases passed (or all-or-nothing), times its points.
+- Checks about speed, form or balance pass only on cases whose answer is
+  also right, so a submission wrong everywhere scores zero however fast.
+- ``feedback`` is what a teaching assistant would write: the position drawn
+  as text, what was returned, what was expected, and one sentence on the
+  likely cause.  Hidden cases never show their expected answer.
+"""
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+
+
+@dataclass(frozen=True)
+class Check:
+    """A named check of an exercise with its default points."""
+
+    name: str
+    summary: str
+    points: float = 0.0
+
+
+@dataclass
+class Request:
+    """One call to make in the child for a case."""
+
+    payload: dict
+    limit_key: str = 'default'
+    """Which ``time_limit`` factor of grading.yaml applies."""
+
+
+@dataclass
+class Outcome:
+    """One check on one case, decided by the judge."""
+
+    check: str
+    case: str
+    passed: bool
+    message: str = ''
+    feedback: str = ''
+    measured: dict = field(default_factory=dict)
+
+
+@dataclass
+class Case:
+    """A fixture case: inputs, generated expectations, and where it came from."""
+
+    name: str
+    input: dict
+    expected: dict
+    source: str = ''
+    tags: tuple = ()
+    hidden: bool = False
+    file: str = ''
+
+
+class Exercise(ABC):
+    """Base class of a plug-in's declaration; subclasses live in ``judge.py``."""
+
+    name = ''
+    title = ''
+    files = ()
+    """Default file names to look for (relative paths), first match wins."""
+    probe = ''
+    """Dotted name of the probe module run in the child."""
+    checks = ()
+    observation_schema = {'type': 'object'}
+    """JSON Schema every successful call's observation must satisfy."""
+    cost_key = 'default'
+
+    # -- locating the student's file -------------------------------------
+    def locate(self, submission_dir, settings):
+        """Relative path of the student's file in ``submission_dir``, or None."""
+        root = Path(submission_dir)
+        for name in settings.files or self.files:
+            for candidate in (name, f'src/{name}'):
+                if (root / candidate).is_file():
+                    return candidate
+        return None
+
+    def prepare(self, settings):
+        """A callable that adds files to the private copy, or None."""
+        return None
+
+    def child_options(self, settings):
+        """Options sent to the probe (entry-point names, call convention)."""
+        return dict(settings.options)
+
+    # -- the judge -------------------------------------------------------
+    @abstractmethod
+    def requests(self, case, settings):
+        """The :class:`Request` list for one case (inputs only, no answers)."""
+
+    @abstractmethod
+    def judge(self, case, replies, settings):
+        """The :class:`Outcome` list for one case, one reply per request."""
+
+    def missing_entry(self, probe_load, relpath):
+        """A sentence when the module does not define what is graded, else None."""
+        if probe_load.get('defined') is False:
+            return (f"{relpath} does not define {probe_load.get('entry')}; "
+                    'keep the name and signature of the handout')
+        return None
+
+    def load_outcomes(self, loaded, settings):
+        """Extra outcomes decided from the load reply alone (default none)."""
+        return []
+
+    def facts(self, outcomes, settings):
+        """Exercise-level measured facts (e.g. whether the search prunes)."""
+        return {}
+
+    def case_from_fixture(self, raw, file, hidden):
+        return Case(name=raw['name'], input=raw['input'], expected=raw.get('expected', {}),
+                    source=raw.get('source', ''), tags=tuple(raw.get('tags', ())),
+                    hidden=hidden, file=str(file))
+
+    def valid_observation(self, observation):
+        return jsonschema.Draft202012Validator(self.observation_schema).is_valid(observation)
+
+
+def failure_message(reply):
+    """The one-line reason a reply carries no usable observation."""
+    if reply.status == 'timeout':
+        return f'timed out after {reply.limit:.2f} s'
+    if reply.status in ('error', 'crashed', 'invalid'):
+        return reply.error or reply.status
+    return ''

@@ -1,0 +1,126 @@
+"""The eight puzzle as plain data: states, slides, parity, distances, drawing.
+
+Standard library only, so the same helpers serve the sandboxed child (which
+instruments a student's module) and the trusted parent (which judges the
+observations and writes feedback).
+
+A *state* is a sequence of nine ints, a permutation of 0..8 read row by row
+from the top-left corner; 0 is the blank. A *move* is the offset the blank
+travels by, one of +1 (right), -1 (left), +3 (down), -3 (up), the same
+offsets the handout's ``LegalMoves`` uses.
+"""
+
+GOAL = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+SIDE = 3
+OFFSETS = (1, -1, 3, -3)
+BLANK = 0
+
+
+def is_state(value):
+    """True if ``value`` is a list or tuple holding each of 0..8 exactly once."""
+    return (isinstance(value, (list, tuple)) and len(value) == 9
+            and all(type(tile) is int for tile in value)
+            and sorted(value) == list(range(9)))
+
+
+def legal_moves(position):
+    """Offsets the blank may travel by from ``position`` (index 0..8)."""
+    row, col = divmod(position, SIDE)
+    moves = []
+    if col < SIDE - 1:
+        moves.append(1)
+    if col > 0:
+        moves.append(-1)
+    if row < SIDE - 1:
+        moves.append(3)
+    if row > 0:
+        moves.append(-3)
+    return moves
+
+
+def apply_move(state, move):
+    """The state (a tuple) after the blank travels by ``move``; ValueError if illegal."""
+    blank = state.index(BLANK)
+    if move not in legal_moves(blank):
+        raise ValueError("the blank at %d cannot move by %+d" % (blank, move))
+    tiles = list(state)
+    tiles[blank], tiles[blank + move] = tiles[blank + move], tiles[blank]
+    return tuple(tiles)
+
+
+def successors(state):
+    """All states one slide away, in the order of ``OFFSETS``."""
+    blank = state.index(BLANK)
+    return [apply_move(state, move) for move in legal_moves(blank)]
+
+
+def is_single_slide(before, after):
+    """True if ``after`` follows from ``before`` by sliding one tile into the blank."""
+    return tuple(after) in successors(tuple(before))
+
+
+def inversions(state):
+    """Number of tile pairs (blank left out) that appear in the wrong order."""
+    tiles = [tile for tile in state if tile != BLANK]
+    return sum(1 for i in range(len(tiles)) for j in range(i + 1, len(tiles))
+               if tiles[i] > tiles[j])
+
+
+def is_solvable(state):
+    """True if ``state`` can reach ``GOAL``.
+
+    On a board of odd width a slide never changes the parity of the
+    inversion count, and the goal has none, so exactly the states with an
+    even count are solvable (half of the 9! permutations).
+    """
+    return inversions(state) % 2 == 0
+
+
+def hamming(state):
+    """Tiles (blank left out) not on their goal square."""
+    return sum(1 for tile, target in zip(state, GOAL) if tile != BLANK and tile != target)
+
+
+def manhattan(state):
+    """Sum over tiles (blank left out) of rows plus columns to their goal square."""
+    total = 0
+    for position, tile in enumerate(state):
+        if tile != BLANK:
+            row, col = divmod(position, SIDE)
+            goal_row, goal_col = divmod(GOAL.index(tile), SIDE)
+            total += abs(row - goal_row) + abs(col - goal_col)
+    return total
+
+
+def handout_manhattan(state):
+    """The handout's ``Manhattan``: with d = |goal index - index|, adds d // 3 + d % 3.
+
+    It never exceeds the true Manhattan distance (so it is admissible) but is
+    smaller whenever a tile must cross a row boundary sideways.
+    """
+    total = 0
+    for position, tile in enumerate(state):
+        if tile != BLANK:
+            d = abs(GOAL.index(tile) - position)
+            total += d // SIDE + d % SIDE
+    return total
+
+
+def render(state, blank="."):
+    """The state as three lines of text, e.g. ``"1 2 3\\n4 . 6\\n7 5 8"``."""
+    cells = [blank if tile == BLANK else str(tile) for tile in state]
+    return "\n".join(" ".join(cells[row * SIDE:(row + 1) * SIDE]) for row in range(SIDE))
+
+
+def render_side_by_side(states, captions=None, gap="   ", blank="."):
+    """Several states drawn next to each other, optionally with a caption above each."""
+    grids = [render(state, blank).split("\n") for state in states]
+    width = 2 * SIDE - 1
+    if captions is not None:
+        width = max([width] + [len(caption) for caption in captions])
+    lines = []
+    if captions is not None:
+        lines.append(gap.join(caption.ljust(width) for caption in captions).rstrip())
+    for row in range(SIDE):
+        lines.append(gap.join(grid[row].ljust(width) for grid in grids).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""Tic-tac-toe probe: runs in the sandboxed child, next to the student module.
+
+Requests (from the judge)::
+
+    {"board": [9 marks, keypad order], "maximizing": bool, "player": "X"|"O",
+     "count": bool}
+
+Observation::
+
+    {"result": <plain_sequence of what Minimax returned>,
+     "board_after": [9 marks] | null,
+     "nodes": {"traced": int, "wrapped": int, "intact": bool,
+               "hook_ok": bool, "tamper": [names]} | null}
+
+The call convention comes from grading.yaml (``options.entry`` and
+``options.call``): argument names among ``board``, ``maximizing`` and
+``player``, in the order the student's entry point takes them.
+"""
+from grader.sandbox import instrument, values
+
+MARKS = ('X', 'O', '-')
+
+
+def load(module, options, ctx):
+    """Which of the configured entry points the module defines."""
+    entry = options.get('entry', 'Minimax')
+    return {'entry': entry, 'defined': callable(module.__dict__.get(entry))}
+
+
+def handle(module, payload, options, ctx):
+    namespace = module.__dict__
+    entry = options.get('entry', 'Minimax')
+    board = [str(mark) for mark in payload['board']]
+    arguments = {'board': board, 'maximizing': bool(payload['maximizing']),
+                 'player': str(payload['player'])}
+    args = [arguments[name] for name in options.get('call', ['board', 'maximizing', 'player'])]
+    observation = {'nodes': None}
+    if payload.get('count'):
+        files = ctx.student_files
+        excluded = instrument.student_codes(namespace, files, options.get('provided', ()))
+        restore, wrapped, intact = instrument.wrap_functions(
+            namespace, files, skip=options.get('provided', ()))
+        counter = instrument.CallCounter(files, excluded)
+        guard = instrument.TamperGuard()
+        function = namespace[entry]
+        try:
+            with counter, guard:
+                result = function(*args)
+            observation['nodes'] = {
+                'traced': counter.calls, 'wrapped': wrapped(), 'intact': intact(),
+                'hook_ok': counter.installed_ok, 'tamper': sorted(set(guard.attempts)),
+            }
+        finally:
+            restore()
+    else:
+        result = namespace[entry](*args)
+    observation['result'] = values.plain_sequence(result)
+    observation['board_after'] = values.plain_str_list(board, 9, MARKS)
+    return observation

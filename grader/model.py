@@ -1,0 +1,74 @@
+"""The one result model every writer reads.
+
+A :class:`Result` is built once per graded submission and serialised with
+:meth:`Result.to_dict` into the JSON contract described by
+``schemas/result.schema.json``.  Writers format it; none recomputes a score.
+"""
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class CheckResult:
+    name: str
+    passed: bool
+    score: float
+    max_score: float
+    message: str
+    cases_passed: int = 0
+    cases_total: int = 0
+    visibility: str = 'visible'
+    failures: list = field(default_factory=list)
+    """``[{case, message, feedback}]`` for the failed cases (feedback may be empty)."""
+
+
+@dataclass
+class ExerciseResult:
+    name: str
+    title: str
+    score: float
+    max_score: float
+    submitted: bool
+    file: str = ''
+    checks: list = field(default_factory=list)
+    facts: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+    error: str = ''
+    counted: bool = False
+    hidden_cases: bool = False
+
+
+@dataclass
+class Result:
+    grader_version: str
+    assignment: str
+    score: float
+    max_score: float
+    exercises: list
+    isolation: dict
+    fixtures_digest: str
+    calibration: dict
+    explanation: list = field(default_factory=list)
+    hidden_checks_included: bool = False
+    submission: dict = field(default_factory=dict)
+    late: dict = field(default_factory=dict)
+    duration_seconds: float = 0.0
+
+    def exercise(self, name):
+        for exercise in self.exercises:
+            if exercise.name == name:
+                return exercise
+        raise KeyError(name)
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def from_dict(data):
+    """Rebuild a :class:`Result` from its JSON form (gradebook, regrade diffs)."""
+    exercises = []
+    for raw in data['exercises']:
+        raw = dict(raw)
+        raw['checks'] = [CheckResult(**c) for c in raw['checks']]
+        exercises.append(ExerciseResult(**raw))
+    data = dict(data, exercises=exercises)
+    return Result(**data)

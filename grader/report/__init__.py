@@ -1,0 +1,1 @@
+"""Writers: one per output format, all reading the same :class:`grader.model.Result`."""

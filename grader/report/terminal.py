@@ -1,0 +1,112 @@
+"""The terminal report of ``grader check`` / ``grader grade``.
+
+A compact table per exercise, then the failures drawn as a teaching
+assistant would (position, what was returned, what was expected, the likely
+cause), the total, and which exercises counted.  Colour only on a terminal.
+"""
+import os
+import sys
+
+MAX_FAILURES_SHOWN = 3
+
+
+class Style:
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __call__(self, text, code):
+        return f'\033[{code}m{text}\033[0m' if self.enabled else text
+
+    def good(self, text):
+        return self(text, '32')
+
+    def bad(self, text):
+        return self(text, '31')
+
+    def dim(self, text):
+        return self(text, '2')
+
+    def bold(self, text):
+        return self(text, '1')
+
+
+def use_colour(stream):
+    return hasattr(stream, 'isatty') and stream.isatty() and 'NO_COLOR' not in os.environ
+
+
+def points(score, max_score):
+    return f'{score:5.2f} / {max_score:4.2f}'
+
+
+def facts_line(facts):
+    parts = []
+    if 'prunes' in facts:
+        ratio = facts.get('node_ratio_median')
+        extra = f' (median node ratio {ratio:.2f})' if ratio is not None else ''
+        parts.append(f"prunes: {'yes' if facts['prunes'] else 'no'}{extra}")
+    if facts.get('entry'):
+        parts.append(f"graded {facts['entry']}")
+    if facts.get('convention'):
+        parts.append(f"answer read from: {facts['convention']}")
+    if 'student_seconds' in facts:
+        parts.append(f"{facts['student_seconds']:.2f} s in your code")
+    if facts.get('child_starts', 1) > 1:
+        parts.append(f"sandbox restarted {facts['child_starts'] - 1} time(s)")
+    return '; '.join(parts)
+
+
+def render(result, verbose=False, colour=False, public_only_note=False):
+    s = Style(colour)
+    out = []
+    iso = result.isolation
+    out.append(s.bold(f'grader {result.grader_version}') +
+               f' -- assignment {result.assignment} (isolation: {iso["level"]})')
+    if public_only_note:
+        out.append(s.bold('Public checks only; the official grade includes hidden checks.'))
+    for exercise in result.exercises:
+        out.append('')
+        head = f'{exercise.file or exercise.name}  {exercise.title}'
+        out.append(s.bold(f'{head:<58}') + points(exercise.score, exercise.max_score))
+        if not exercise.submitted:
+            out.append(s.dim(f'  not submitted ({exercise.error})'))
+            continue
+        for warning in exercise.warnings:
+            out.append(s.bad('  warning: ') + warning)
+        if exercise.error:
+            out.append(s.bad('  error: ') + exercise.error)
+        for check in exercise.checks:
+            mark = s.good('  ok ') if check.passed else s.bad('  -- ')
+            tally = f'{check.cases_passed}/{check.cases_total}' if check.cases_total else ''
+            info = s.dim(' (information)') if check.max_score == 0 else ''
+            line = f'{mark}{check.name:<12}{tally:>7}   {points(check.score, check.max_score)}{info}'
+            if not check.passed and check.failures:
+                first = check.failures[0]
+                line += f'  {first["case"]}: {first["message"]}'
+            out.append(line)
+        facts = facts_line(exercise.facts)
+        if facts:
+            out.append(s.dim(f'  {facts}'))
+        shown = 0
+        for check in exercise.checks:
+            failures = check.failures if verbose else check.failures[:1]
+            for failure in failures:
+                if not failure.get('feedback'):
+                    continue
+                if not verbose and shown >= MAX_FAILURES_SHOWN:
+                    break
+                shown += 1
+                out.append('')
+                out.append(s.bad(f'  {check.name}, case {failure["case"]}: {failure["message"]}'))
+                out.extend('    ' + line for line in failure['feedback'].splitlines())
+        hidden_more = sum(len(c.failures) for c in exercise.checks) - shown
+        if shown and hidden_more > 0 and not verbose:
+            out.append(s.dim(f'  ... {hidden_more} more failed case(s); --verbose shows them all'))
+    out.append('')
+    out.append(s.bold(f'Score: {result.score:.2f} / {result.max_score:.2f}'))
+    out.extend(f'  {line}' for line in result.explanation)
+    return '\n'.join(out) + '\n'
+
+
+def write(result, stream=None, **kwargs):
+    stream = stream or sys.stdout
+    stream.write(render(result, colour=use_colour(stream), **kwargs))

@@ -1,0 +1,1 @@
+"""Instructor-only reference solutions and fixture oracles. Never shipped to students."""

@@ -1,0 +1,1 @@
+"""Oracles: trusted code that computes the expected answers of fixture cases."""

@@ -1,0 +1,164 @@
+"""Oracle for tic-tac-toe fixture cases: exact game values by full minimax.
+
+``expect(input, options)`` takes a case input ``{board, maximizing, player}``
+(board as three rows, top row first, '-' empty) and returns:
+
+- ``terminal``: the position is already decided (a line is complete or the
+  board is full); then ``value`` is its score and ``best_moves`` is empty.
+- ``value``: the minimax value from the maximizing side's point of view.
+- ``best_moves``: every move (keypad index 0-8) that achieves that value for
+  ``player``, sorted.
+- ``move_values``: the value reached by each legal move (for feedback).
+- ``minimax_nodes``: calls plain minimax makes when it recurses into terminal
+  children (every position of the game tree below and including the root).
+- ``minimax_nodes_inline``: calls plain minimax makes when it scores terminal
+  children inline, before recursing (only non-terminal positions are entered).
+- ``alphabeta_nodes``: calls the reference alpha-beta (reference/tictactoe.py)
+  makes, for documenting the pruning margin.
+"""
+from functools import lru_cache
+
+from reference import tictactoe as ref
+
+LINES = ref.LINES
+
+
+def board_from_rows(rows):
+    """Three rows, top first -> keypad-indexed list (index 0 bottom-left)."""
+    top, middle, bottom = rows
+    return list(bottom) + list(middle) + list(top)
+
+
+def winner(board):
+    for a, b, c in LINES:
+        if board[a] != '-' and board[a] == board[b] == board[c]:
+            return board[a]
+    return None
+
+
+def other(mark):
+    return 'O' if mark == 'X' else 'X'
+
+
+@lru_cache(maxsize=None)
+def solve(cells, to_move, max_mark):
+    """(value for max_mark, best moves, nodes recursive, nodes inline)."""
+    board = list(cells)
+    won = winner(board)
+    if won is not None:
+        return (1 if won == max_mark else -1), (), 1, 0
+    if '-' not in board:
+        return 0, (), 1, 0
+    children = []
+    nodes, inline = 1, 1
+    for move in range(9):
+        if board[move] != '-':
+            continue
+        board[move] = to_move
+        value, _, n, m = solve(''.join(board), other(to_move), max_mark)
+        board[move] = '-'
+        children.append((move, value))
+        nodes += n
+        inline += m
+    pick = max if to_move == max_mark else min
+    best = pick(v for _, v in children)
+    return best, tuple(m for m, v in children if v == best), nodes, inline
+
+
+def move_values(board, player, max_mark):
+    """The value of the position after each legal move of ``player``."""
+    values = {}
+    for move in range(9):
+        if board[move] == '-':
+            after = board[:move] + [player] + board[move + 1:]
+            values[str(move)] = solve(''.join(after), other(player), max_mark)[0]
+    return values
+
+
+def count_alphabeta(board, maximizing, player):
+    """Number of Minimax calls the reference alpha-beta makes."""
+    calls = 0
+    original = ref.Minimax
+
+    def counted(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        return original(*args, **kwargs)
+
+    ref.Minimax = counted
+    try:
+        counted(list(board), maximizing, player)
+    finally:
+        ref.Minimax = original
+    return calls
+
+
+def expect(input, options=None):
+    board = board_from_rows(input['board'])
+    player, maximizing = input['player'], input['maximizing']
+    max_mark = player if maximizing else other(player)
+    value, best, nodes, inline = solve(''.join(board), player, max_mark)
+    terminal = not best
+    return {
+        'terminal': terminal,
+        'value': value,
+        'best_moves': list(best),
+        'move_values': {} if terminal else move_values(board, player, max_mark),
+        'minimax_nodes': nodes,
+        'minimax_nodes_inline': inline,
+        'alphabeta_nodes': count_alphabeta(board, maximizing, player),
+    }
+
+
+def case(name, source, rows, player, maximizing=True, tags=('required',)):
+    return {'name': name, 'source': source, 'tags': list(tags),
+            'input': {'board': list(rows), 'player': player,
+                      'maximizing': maximizing}}
+
+
+def default_cases(options=None):
+    """The fixture positions: seed 000's exercises plus a spread of others."""
+    return [
+        case('max-despair', "seed 000, Max's despair: X (Max) to move",
+             ['O-O', 'X--', 'XO-'], 'X'),
+        case('min-after-block', "seed 000, Max blocked top-middle; O (Min) to move",
+             ['OXO', 'X--', 'XO-'], 'O', maximizing=False),
+        case('best-of-three', "seed 000, best out of three; O (Min) to move",
+             ['OXO', 'X-X', '-O-'], 'O', maximizing=False),
+        case('o-max-win-now', 'O maximizes and wins at once',
+             ['OO-', 'XX-', 'X--'], 'O'),
+        case('o-max-must-block', 'O maximizes and must block',
+             ['X--', '-X-', 'O--'], 'O'),
+        case('x-min-to-move', "X to move as the minimizer (maximizingplayer=False)",
+             ['X-O', '-O-', '---'], 'X', maximizing=False),
+        case('x-to-move-corners', 'X to move, corners taken',
+             ['X--', '-O-', 'O-X'], 'X'),
+        case('middle-game-x', 'middle game, X to move',
+             ['XO-', '-X-', '--O'], 'X'),
+        case('one-move-left', 'one empty cell left', ['XOX', 'XOO', 'OX-'], 'X'),
+        case('two-moves-left', 'two empty cells, Min to move',
+             ['XOX', 'OO-', 'X-X'], 'O', maximizing=False),
+        case('corner-one-mark', 'one X in a corner; measures pruning',
+             ['---', '---', 'X--'], 'O', tags=('required', 'pruning')),
+        case('centre-one-mark', 'one O in the centre; measures pruning',
+             ['---', '-O-', '---'], 'X', tags=('required', 'pruning')),
+        case('edge-one-mark-min', 'one X on an edge, O to move as minimizer; measures pruning',
+             ['---', '---', '-X-'], 'O', maximizing=False, tags=('required', 'pruning')),
+        case('two-marks', 'two marks placed; measures pruning',
+             ['---', '-X-', 'O--'], 'X', tags=('required', 'pruning')),
+        case('two-marks-o-max', 'two marks, O maximizes; measures pruning',
+             ['---', '---', 'XO-'], 'X', maximizing=False, tags=('required', 'pruning')),
+        case('three-marks-o-max', 'three marks, O maximizes',
+             ['X--', '-O-', '--X'], 'O'),
+        case('empty-board', 'the empty board (the handout answers (0, 4) at once)',
+             ['---', '---', '---'], 'X'),
+        case('terminal-x-won', 'already decided: X has the top row, O to move',
+             ['XXX', 'OO-', '---'], 'O', tags=('terminal',)),
+        case('terminal-full-draw', 'already decided: a full board, no line',
+             ['XOX', 'XOO', 'OXX'], 'O', tags=('terminal',)),
+    ]
+
+
+if __name__ == '__main__':
+    for c in default_cases():
+        print(c['name'], expect(c['input']))

@@ -1,0 +1,55 @@
+"""Shared fixtures: the repository policy, one calibrated run, submission folders."""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBMISSIONS = ROOT / 'tests' / 'submissions'
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(scope='session')
+def policy():
+    from grader import config
+    return config.load(ROOT / 'grading.yaml')
+
+
+@pytest.fixture(scope='session')
+def run(policy):
+    """One calibrated run shared by the tests (calibration is per run, as in use)."""
+    from grader import engine
+    return engine.Run(policy)
+
+
+def make_submission(tmp_path, exercise, variant_path, file_name=None):
+    """A submission folder holding one variant, laid out as students hand it in."""
+    folder = tmp_path / f'{exercise}-{variant_path.stem}'
+    if variant_path.is_dir():
+        shutil.copytree(variant_path, folder)
+    else:
+        folder.mkdir(parents=True)
+        from grader import exercises
+        name = file_name or exercises.get(exercise).files[0]
+        shutil.copy(variant_path, folder / name)
+    return folder
+
+
+@pytest.fixture
+def submission(tmp_path):
+    def build(exercise, variant, file_name=None):
+        return make_submission(tmp_path, exercise, Path(variant), file_name)
+    return build
+
+
+@pytest.fixture
+def grade_one(run, policy):
+    """Grade one exercise of a folder: its ExerciseResult."""
+    from grader import engine
+
+    def grade(folder, exercise):
+        result = engine.grade(policy, folder, run=run, only=[exercise])
+        return result.exercise(exercise)
+    return grade

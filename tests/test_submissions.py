@@ -1,0 +1,47 @@
+"""Every example submission under tests/submissions gets exactly its verdict.
+
+``tests/submissions/<exercise>/verdicts.yaml`` maps each variant to the checks
+it must lose (``fails``); every other check must get full points.  A check
+worth 0 points (information only) is compared by ``passed`` instead.
+"""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import SUBMISSIONS
+
+
+def variants():
+    for verdicts in sorted(SUBMISSIONS.glob('*/verdicts.yaml')):
+        exercise = verdicts.parent.name
+        for name, verdict in (yaml.safe_load(verdicts.read_text()) or {}).items():
+            yield pytest.param(exercise, verdicts.parent / name, verdict, id=f'{exercise}/{name}')
+
+
+@pytest.mark.parametrize('exercise,variant,verdict', list(variants()))
+def test_verdict(exercise, variant, verdict, submission, grade_one, policy):
+    if exercise not in policy.exercises:
+        pytest.skip(f'{exercise} is not configured in grading.yaml yet')
+    assert variant.exists(), f'{variant} listed in verdicts.yaml is missing'
+    result = grade_one(submission(exercise, variant), exercise)
+    fails = set(verdict.get('fails', []))
+    known = {c.name for c in result.checks}
+    assert fails <= known, f'unknown checks in verdicts.yaml: {fails - known}'
+    got = {}
+    for check in result.checks:
+        lost = (check.score < check.max_score) if check.max_score > 0 else not check.passed
+        got[check.name] = lost
+    wrong = {name: ('lost points' if lost else 'full points')
+             for name, lost in got.items() if lost != (name in fails)}
+    details = {c.name: c.message for c in result.checks if c.name in wrong}
+    assert not wrong, f'{variant.name}: unexpected {wrong}; messages: {details}; ' \
+                      f'warnings: {result.warnings}; error: {result.error}'
+    for fact, value in verdict.get('facts', {}).items():
+        assert result.facts.get(fact) == value, f'fact {fact}: {result.facts.get(fact)!r}'
+    if verdict.get('score') is not None:
+        assert result.score == pytest.approx(verdict['score'])
+    for text in verdict.get('warnings', []):
+        assert any(text in w for w in result.warnings), result.warnings
+    if fails >= {c.name for c in result.checks if c.max_score > 0}:
+        assert result.score == 0
