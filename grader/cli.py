@@ -13,10 +13,30 @@ from grader.errors import UserError
 
 
 def _add_outputs(p):
-    p.add_argument('--json', metavar='FILE', help='write the JSON result (schema: grader/schemas/result.schema.json)')
+    out = p.add_argument_group('reports (any number; FILE - is standard output)')
+    out.add_argument('--json', metavar='FILE',
+                     help='the JSON result (schema: grader/schemas/result.schema.json)')
+    out.add_argument('--gradescope', metavar='FILE',
+                     help="Gradescope's results.json (e.g. /autograder/results/results.json)")
+    out.add_argument('--junit', metavar='FILE', help='JUnit XML, one testcase per check')
+    out.add_argument('--markdown', metavar='FILE',
+                     help='a Markdown summary table '
+                          '(check also appends it to $GITHUB_STEP_SUMMARY)')
     p.add_argument('--fail-under', type=float, metavar='X', help='exit 1 when the score is below X')
     p.add_argument('--verbose', '-v', action='store_true', help='show every failed case')
     p.add_argument('--quiet', '-q', action='store_true', help='print nothing but errors')
+    p.add_argument('--color', choices=('auto', 'always', 'never'), default='auto',
+                   help='colour the terminal report (default: only on a terminal; NO_COLOR is honoured)')
+
+
+def iso_time(text):
+    """argparse type: an ISO 8601 time, kept as text."""
+    from grader import scoring
+    try:
+        scoring.parse_time(text)
+    except UserError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
+    return text
 
 
 def parser():
@@ -33,7 +53,8 @@ def parser():
     p = sub.add_parser('grade', help='grade a submission folder (all checks, hidden included)')
     p.add_argument('path', help='submission folder')
     p.add_argument('--assignment', help='assignment name (default: picked from the files found)')
-    p.add_argument('--submitted-at', metavar='TIME', help='ISO 8601 submission time, for the late penalty')
+    p.add_argument('--submitted-at', metavar='TIME', type=iso_time,
+                   help='ISO 8601 submission time, for the late penalty')
     _add_outputs(p)
 
     p = sub.add_parser('fixtures', help='regenerate or verify expected answers from the reference')
@@ -66,7 +87,6 @@ def _policy(args):
 
 def _grade(args, include_hidden):
     from grader import engine
-    from grader.report import jsonout, terminal
 
     policy = _policy(args)
     run = engine.Run(policy, include_hidden=include_hidden)
@@ -75,15 +95,34 @@ def _grade(args, include_hidden):
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
     result = engine.grade(policy, Path(args.path), assignment=args.assignment, run=run,
                           submitted_at=getattr(args, 'submitted_at', None))
-    if args.json:
-        jsonout.write(result, args.json)
-    if not args.quiet:
-        hidden_configured = any(policy.exercises[e.name].hidden_fixtures for e in result.exercises)
-        terminal.write(result, verbose=args.verbose,
-                       public_only_note=not include_hidden and hidden_configured)
+    write_reports(result, args, job_summary=not include_hidden)
     if args.fail_under is not None and result.score < args.fail_under:
         return 1
     return 0
+
+
+def write_reports(result, args, job_summary=False):
+    """Every report the options ask for; the terminal one unless --quiet.
+
+    With ``job_summary`` and $GITHUB_STEP_SUMMARY set, the Markdown summary is
+    appended there too (GitHub Actions shows it on the run's page).
+    """
+    import os
+
+    from grader.report import files, gradescope, jsonout, junit, markdown, terminal
+
+    writers = ((args.json, jsonout), (args.gradescope, gradescope), (args.junit, junit),
+               (args.markdown, markdown))
+    for path, writer in writers:
+        if path == '-':
+            sys.stdout.write(writer.render(result))
+        elif path:
+            writer.write(result, path)
+    summary = os.environ.get('GITHUB_STEP_SUMMARY')
+    if job_summary and summary:
+        files.append_text(summary, markdown.render(result))
+    if not args.quiet and '-' not in [path for path, _ in writers]:
+        terminal.write(result, verbose=args.verbose, colour=args.color)
 
 
 def cmd_check(args):

@@ -23,6 +23,8 @@ class CheckSettings:
     partial_credit: str
     visibility: str = 'visible'
     params: dict = field(default_factory=dict)
+    hidden_visibility: str = 'after_published'
+    """When students see the part of this check graded on hidden cases."""
 
 
 @dataclass
@@ -125,6 +127,7 @@ def load(path=None):
     root = path.resolve().parent
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
+    default_hidden = data.get('scoring', {}).get('hidden_visibility', 'after_published')
 
     exercises = {}
     for name, raw in data['exercises'].items():
@@ -140,10 +143,11 @@ def load(path=None):
                                 f'(known: {", ".join(sorted(known))})',
                                 path, where.line(['exercises', name, 'checks', check]))
             params = {k: v for k, v in spec.items()
-                      if k not in ('points', 'partial_credit', 'visibility')}
+                      if k not in ('points', 'partial_credit', 'visibility', 'hidden_visibility')}
             checks[check] = CheckSettings(check, float(spec['points']),
                                           spec.get('partial_credit', default_partial),
-                                          spec.get('visibility', 'visible'), params)
+                                          spec.get('visibility', 'visible'), params,
+                                          spec.get('hidden_visibility', default_hidden))
         limits = raw.get('time_limit', {'factors': {'default': 30}})
         exercises[name] = ExerciseSettings(
             name=name, title=raw.get('title', plugin.title),
@@ -175,6 +179,13 @@ def load(path=None):
             raise UserError(f'assignments.{name}.count: {count} is more than the '
                             f'{len(raw["exercises"])} exercises listed', path,
                             where.line(['assignments', name, 'count']))
+        if raw.get('late_penalty'):
+            from grader import scoring
+            try:
+                scoring.parse_time(raw['late_penalty']['deadline'])
+            except UserError as error:
+                raise UserError(f'assignments.{name}.late_penalty.deadline: {error.message}', path,
+                                where.line(['assignments', name, 'late_penalty', 'deadline']))
         best = sorted((exercises[e].max_score for e in raw['exercises']), reverse=True)
         assignments[name] = Assignment(
             name=name, title=raw.get('title', name), exercises=tuple(raw['exercises']),

@@ -7,6 +7,7 @@ plug-in judge every reply, and scores the outcomes under the policy.  One
 slow or crashing case fails only itself: the child is restarted and grading
 goes on.
 """
+import threading
 import time
 from pathlib import Path
 
@@ -29,13 +30,29 @@ class Run:
     def __init__(self, policy, include_hidden=True, calibration=None, isolation=None):
         self.policy = policy
         self.include_hidden = include_hidden
-        self.calibration = calibration or calibrate.measure(policy.calibration_repeats)
+        self._calibration = calibration
+        self._calibrating = None
+        if calibration is None:
+            # Timed in the background while the first child starts and imports
+            # the student module (on another core); joined at the first call.
+            self._calibrating = threading.Thread(target=self._calibrate, daemon=True)
+            self._calibrating.start()
         self.isolation = isolation or layers.detect(policy.sandbox)
         if LEVELS.index(self.isolation.level) < LEVELS.index(policy.require):
             raise UserError(f'isolation here is {self.isolation.level}, but the policy requires '
                             f'{policy.require} ({"; ".join(self.isolation.missing) or "see grader doctor"})',
                             policy.path)
         self._cases = {}
+
+    def _calibrate(self):
+        self._calibration = calibrate.measure(self.policy.calibration_repeats)
+
+    @property
+    def calibration(self):
+        if self._calibrating is not None:
+            self._calibrating.join()
+            self._calibrating = None
+        return self._calibration
 
     @property
     def unit(self):
@@ -52,7 +69,9 @@ class Run:
         return self._cases[name]
 
     def digest(self, names):
-        used = [p for n in names for p in self.cases(n)[1]]
+        used = {}
+        for name in names:
+            used.update(self.cases(name)[1])
         return fixtures.digest(used)
 
 
@@ -100,12 +119,10 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
         result.counted = result.name in counted
     final, late = scoring.late_penalty(chosen.late_penalty, submitted_at, total)
     if late.get('late'):
-        explanation.append(f"Submitted {late['days_late']} day(s) late: "
-                           f"{late['penalty_share']:.0%} off, {scoring.fmt(total)} -> "
-                           f'{scoring.fmt(final)}.')
+        explanation.append(scoring.late_sentence(late, final))
     names = [r.name for r in results]
     hidden = any(run.cases(n)[2] for n in names)
-    return Result(
+    result = Result(
         grader_version=__version__, assignment=chosen.name, score=final,
         max_score=chosen.max_score, exercises=results,
         isolation={'level': run.isolation.level, 'layers': list(run.isolation.layers),
@@ -114,6 +131,8 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
         explanation=explanation, hidden_checks_included=hidden,
         submission={'path': str(submission_dir)}, late=late,
         duration_seconds=round(time.monotonic() - started, 3))
+    result.hidden_checks_pending = scoring.hidden_pending(run.policy, result, run.include_hidden)
+    return result
 
 
 def grade_exercise(run, name, submission_dir):
@@ -135,7 +154,11 @@ def grade_exercise(run, name, submission_dir):
         return result
 
     requests = [(case, plugin.requests(case, settings)) for case in cases]
-    budget = sum(settings.limit(r.limit_key, run.unit) for _, rs in requests for r in rs)
+    # The child's CPU rlimit is a safety net under the per-call limits: every call
+    # at the largest factor with a unit of up to one second (far slower than any
+    # machine measured), so it never decides a verdict on its own.
+    largest = max(settings.factors.values())
+    budget = sum(max(settings.min_seconds, largest) for _, rs in requests for _ in rs)
     validator = jsonschema.Draft202012Validator(plugin.observation_schema)
     outcomes, elapsed, wall = [], 0.0, 0.0
     with Session(submission_dir, relpath, plugin.probe, options=plugin.child_options(settings),

@@ -52,27 +52,33 @@ def load_cases(plugin, settings):
 
     Returns ``(cases, files_used, hidden_used)``.
     """
-    cases, used, hidden_used = [], [], False
+    cases, used, hidden_used = [], {}, False
     for path in settings.fixtures:
         data, _ = read(path, plugin.name)
-        used.append(path)
+        used[path] = data
         cases += [plugin.case_from_fixture(c, path, hidden=False) for c in data['cases']]
     for path in settings.hidden_fixtures:
         if Path(path).is_file():
             data, _ = read(path, plugin.name)
-            used.append(path)
+            used[path] = data
             hidden_used = True
             cases += [plugin.case_from_fixture(c, path, hidden=True) for c in data['cases']]
     return cases, used, hidden_used
 
 
-def digest(paths):
-    """``sha256:...`` over the parsed content of the fixture files used."""
+def digest(files):
+    """``sha256:...`` over the parsed content of fixture files.
+
+    ``files`` maps each path to its parsed data (as :func:`load_cases`
+    returns it), or is a list of paths to read.  Comments and layout do not
+    change the digest; any change of a case does.
+    """
+    if not isinstance(files, dict):
+        files = {p: yamlio.load(p)[0] for p in files}
     h = hashlib.sha256()
-    for path in sorted(str(p) for p in paths):
-        data = yaml.safe_load(Path(path).read_text(encoding='utf-8'))
+    for path in sorted(files, key=str):
         h.update(Path(path).name.encode())
-        h.update(json.dumps(data, sort_keys=True, separators=(',', ':')).encode())
+        h.update(json.dumps(files[path], sort_keys=True, separators=(',', ':')).encode())
     return 'sha256:' + h.hexdigest()
 
 

@@ -18,7 +18,13 @@ class CheckResult:
     cases_total: int = 0
     visibility: str = 'visible'
     failures: list = field(default_factory=list)
-    """``[{case, message, feedback}]`` for the failed cases (feedback may be empty)."""
+    """``[{case, message, feedback, hidden}]`` for the failed cases.
+
+    ``feedback`` is empty for hidden cases: it would show the expected answer."""
+    split: dict = field(default_factory=dict)
+    """When hidden cases were graded: ``{'public': part, 'hidden': part}``, each
+    part ``{score, max_score, cases_passed, cases_total, passed, visibility}``;
+    the two parts add up to the check.  Empty otherwise."""
 
 
 @dataclass
@@ -52,6 +58,8 @@ class Result:
     submission: dict = field(default_factory=dict)
     late: dict = field(default_factory=dict)
     duration_seconds: float = 0.0
+    hidden_checks_pending: bool = False
+    """Graded on public checks only, while the official grade also has hidden ones."""
 
     def exercise(self, name):
         for exercise in self.exercises:

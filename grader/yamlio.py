@@ -13,11 +13,25 @@ import yaml
 from grader.errors import UserError
 
 
-class Locator:
-    """Line numbers (1-based) of the nodes of one YAML document."""
+_FAST = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
-    def __init__(self, node):
-        self._node = node
+
+class Locator:
+    """Line numbers (1-based) of the nodes of one YAML document.
+
+    The node tree is composed only when a line is asked for (on an error),
+    so loading a valid file parses it once, with libyaml when available.
+    """
+
+    def __init__(self, text):
+        self._text = text
+        self._composed = None
+
+    @property
+    def _node(self):
+        if self._composed is None:
+            self._composed = yaml.compose(self._text, Loader=_FAST) or False
+        return self._composed or None
 
     def line(self, path):
         """The line of the deepest node along ``path`` that exists."""
@@ -51,14 +65,13 @@ def load(path):
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f'cannot read the file ({exc})', path) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_FAST)
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
         problem = getattr(exc, 'problem', None) or str(exc)
         raise UserError(f'not valid YAML: {problem}', path,
                         mark.line + 1 if mark else None) from None
-    return data, Locator(node)
+    return data, Locator(text)
 
 
 def schema(name):

@@ -97,7 +97,7 @@ def main():
                 continue
         else:
             bestvalue, move = Minimax(board, True, computer)
-            print(f'The computer plays {move + 1} (value {bestvalue:+d}).')
+            print(f'The computer plays {move + 1} (value {bestvalue}).')
         board[move] = turn
         turn = 'O' if turn == 'X' else 'X'
     PrintBoard(board)

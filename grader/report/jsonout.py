@@ -1,7 +1,11 @@
-"""The JSON result (``--json FILE``): the documented machine contract."""
+"""The JSON result (``--json FILE``): the documented machine contract.
+
+The document is ``Result.to_dict()``; ``grader/schemas/result.schema.json``
+describes it, and new fields are only ever added.
+"""
 import json
-import os
-from pathlib import Path
+
+from grader.report.files import write_text
 
 
 def render(result):
@@ -9,8 +13,4 @@ def render(result):
 
 
 def write(result, path):
-    """Write atomically: a reader never sees a half-written file."""
-    path = Path(path)
-    tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
-    tmp.write_text(render(result), encoding='utf-8')
-    tmp.replace(path)
+    write_text(path, render(result))

@@ -7,6 +7,8 @@ cause), the total, and which exercises counted.  Colour only on a terminal.
 import os
 import sys
 
+from grader.report import PUBLIC_ONLY_NOTE
+
 MAX_FAILURES_SHOWN = 3
 
 
@@ -30,8 +32,16 @@ class Style:
         return self(text, '1')
 
 
-def use_colour(stream):
-    return hasattr(stream, 'isatty') and stream.isatty() and 'NO_COLOR' not in os.environ
+def use_colour(stream, choice='auto'):
+    """Colour on a terminal only: ``always``/``never`` decide, NO_COLOR and
+    FORCE_COLOR are honoured, otherwise colour iff the stream is a terminal."""
+    if choice in ('always', 'never'):
+        return choice == 'always'
+    if os.environ.get('NO_COLOR'):
+        return False
+    if os.environ.get('FORCE_COLOR'):
+        return True
+    return hasattr(stream, 'isatty') and stream.isatty()
 
 
 def points(score, max_score):
@@ -55,18 +65,22 @@ def facts_line(facts):
     return '; '.join(parts)
 
 
-def render(result, verbose=False, colour=False, public_only_note=False):
+def render(result, verbose=False, colour=False, public_only_note=False, show_failures=True):
+    """The report as text; ``show_failures=False`` leaves out the drawn failed cases."""
     s = Style(colour)
     out = []
     iso = result.isolation
     out.append(s.bold(f'grader {result.grader_version}') +
                f' -- assignment {result.assignment} (isolation: {iso["level"]})')
-    if public_only_note:
-        out.append(s.bold('Public checks only; the official grade includes hidden checks.'))
+    if public_only_note or result.hidden_checks_pending:
+        out.append(s.bold(PUBLIC_ONLY_NOTE))
     for exercise in result.exercises:
         out.append('')
         head = f'{exercise.file or exercise.name}  {exercise.title}'
-        out.append(s.bold(f'{head:<58}') + points(exercise.score, exercise.max_score))
+        counted = ''
+        if exercise.submitted:
+            counted = s.good('  counted') if exercise.counted else s.dim('  not counted')
+        out.append(s.bold(f'{head:<58}') + points(exercise.score, exercise.max_score) + counted)
         if not exercise.submitted:
             out.append(s.dim(f'  not submitted ({exercise.error})'))
             continue
@@ -80,17 +94,16 @@ def render(result, verbose=False, colour=False, public_only_note=False):
             info = s.dim(' (information)') if check.max_score == 0 else ''
             line = f'{mark}{check.name:<12}{tally:>7}   {points(check.score, check.max_score)}{info}'
             if not check.passed and check.failures:
-                first = check.failures[0]
-                line += f'  {first["case"]}: {first["message"]}'
+                line += '  ' + check.message.split('; ', 1)[-1]
             out.append(line)
         facts = facts_line(exercise.facts)
         if facts:
             out.append(s.dim(f'  {facts}'))
         shown = 0
-        for check in exercise.checks:
-            failures = check.failures if verbose else check.failures[:1]
-            for failure in failures:
-                if not failure.get('feedback'):
+        for check in exercise.checks if show_failures else ():
+            listed = check.failures if verbose else check.failures[:1]
+            for failure in listed:
+                if failure.get('hidden') or not failure.get('feedback'):
                     continue
                 if not verbose and shown >= MAX_FAILURES_SHOWN:
                     break
@@ -107,6 +120,6 @@ def render(result, verbose=False, colour=False, public_only_note=False):
     return '\n'.join(out) + '\n'
 
 
-def write(result, stream=None, **kwargs):
+def write(result, stream=None, colour='auto', **kwargs):
     stream = stream or sys.stdout
-    stream.write(render(result, colour=use_colour(stream), **kwargs))
+    stream.write(render(result, colour=use_colour(stream, colour), **kwargs))

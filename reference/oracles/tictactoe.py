@@ -150,8 +150,6 @@ def default_cases(options=None):
              ['---', '---', 'XO-'], 'X', maximizing=False, tags=('required', 'pruning')),
         case('three-marks-o-max', 'three marks, O maximizes',
              ['X--', '-O-', '--X'], 'O'),
-        case('empty-board', 'the empty board (the handout answers (0, 4) at once)',
-             ['---', '---', '---'], 'X'),
         case('terminal-x-won', 'already decided: X has the top row, O to move',
              ['XXX', 'OO-', '---'], 'O', tags=('terminal',)),
         case('terminal-full-draw', 'already decided: a full board, no line',

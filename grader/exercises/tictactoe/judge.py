@@ -11,11 +11,13 @@ Checks (points come from grading.yaml):
 - ``timeouts``: the call finished within its calibrated limit, with the right
   value.
 - ``pruning``: on positions with one or two marks, the number of search
-  calls (calls of the student's own functions, counted two independent
-  ways) is at most ``margin`` times the size of the game tree, which is what
-  plain minimax makes when it enters terminal positions.  Plain minimax that
-  scores terminal children inline makes about 0.53 of that, and alpha-beta
-  0.03-0.25 (with helper functions), so the margin 0.35 separates them.
+  calls (calls of the student's recursive functions; helpers called at each
+  node are not counted, see :mod:`grader.exercises.counting`) is at most
+  ``margin`` times the size of the game tree, which is what plain minimax
+  makes when it enters terminal positions.  Plain minimax that scores
+  terminal children inline makes about 0.53 of that, and alpha-beta
+  0.03-0.2 (two functions per level at most), so the margin 0.35 separates
+  them.  Only on cases whose value is right and whose board was restored.
   Positions with three marks have trees too small to tell.
 - ``terminal``: positions already decided.  The game never asks for a move
   there, and solutions that test ``IsWinning`` before recursing are correct
@@ -34,11 +36,13 @@ OBSERVATION = {
                         'minItems': 9, 'maxItems': 9},
         'nodes': {'type': ['object', 'null'], 'properties': {
             'traced': {'type': 'integer', 'minimum': 0},
+            'all_calls': {'type': 'integer', 'minimum': 0},
+            'recursive': {'type': 'array', 'items': {'type': 'string'}},
             'wrapped': {'type': 'integer', 'minimum': 0},
             'intact': {'type': 'boolean'},
             'hook_ok': {'type': 'boolean'},
             'tamper': {'type': 'array', 'items': {'type': 'string'}},
-        }, 'required': ['traced', 'wrapped', 'intact', 'hook_ok', 'tamper']},
+        }, 'required': ['traced', 'all_calls', 'wrapped', 'intact', 'hook_ok', 'tamper']},
     },
 }
 
@@ -53,8 +57,9 @@ def read_answer(observation):
     if result.get('shape') == 'single':
         item = result['item']
         if item['kind'] == 'none':
-            return None, None, ('returned None instead of the pair (bestvalue, bestmove); '
-                                'a return statement is probably missing on some path')
+            return None, None, ('returned None instead of the pair (bestvalue, bestmove): '
+                                'is Minimax still the template placeholder, or is a return '
+                                'statement missing on some path?')
         if item['kind'] == 'int':
             return None, None, (f'returned only a number ({item["value"]}); Minimax must '
                                 'return the pair (bestvalue, bestmove)')
@@ -126,7 +131,7 @@ class TicTacToe(base.Exercise):
 
         if not reply.ok:
             reason = base.failure_message(reply)
-            cause = ('It may be an endless loop or a search without memo of whose turn it is.'
+            cause = ('It may be an endless loop, or a search that never reaches a finished game.'
                      if reply.status == 'timeout' else '')
             return [outcome(c, False, reason, cause=cause) for c in checks]
 
@@ -143,10 +148,14 @@ class TicTacToe(base.Exercise):
                 if value_ok:
                     results.append(outcome(check, True, f'value {signed(value)}'))
                 else:
+                    changed = self._board_change(board, obs.get('board_after'))
+                    cause = ('The board was left changed, so later moves were searched on a wrong '
+                             'position: undo every move you try.' if changed
+                             else self._value_cause(value, expected))
                     results.append(outcome(check, False,
                                            f"value {signed(value)}, expected {signed(expected['value'])}"
                                            if not case.hidden else f'value {signed(value)} is not right',
-                                           returned, self._value_cause(value, expected)))
+                                           returned, cause))
             elif check == 'moves':
                 results.append(self._judge_move(case, board, move, returned, outcome))
             elif check == 'robustness':
@@ -166,7 +175,9 @@ class TicTacToe(base.Exercise):
                                        seconds if value_ok else f'{seconds}, but the value is wrong',
                                        returned))
             elif check == 'pruning':
-                results.append(self._judge_pruning(case, obs, value_ok, settings, returned, outcome))
+                restored = not self._board_change(board, obs.get('board_after'))
+                results.append(self._judge_pruning(case, obs, value_ok, restored, settings,
+                                                   returned, outcome))
         return results
 
     # -- helpers ---------------------------------------------------------
@@ -174,7 +185,10 @@ class TicTacToe(base.Exercise):
     def _returned(obs):
         result = obs['result']
         if result.get('shape') != 'sequence':
-            return str(result.get('item', {}).get('value', result.get('item', {}).get('kind')))
+            item = result.get('item', {})
+            if item.get('kind') == 'none':
+                return 'None'
+            return str(item.get('value', item.get('type', item.get('kind'))))
         parts = []
         for item in result['items']:
             parts.append(str(item['value']) if 'value' in item else item.get('type', item['kind']))
@@ -215,7 +229,7 @@ class TicTacToe(base.Exercise):
                        returned, 'Update bestmove exactly when a child improves the best value.')
 
     @staticmethod
-    def _judge_pruning(case, obs, value_ok, settings, returned, outcome):
+    def _judge_pruning(case, obs, value_ok, restored, settings, returned, outcome):
         nodes = obs.get('nodes') or {}
         inline = case.expected['minimax_nodes_inline']
         full = case.expected['minimax_nodes']
@@ -231,7 +245,7 @@ class TicTacToe(base.Exercise):
             tampered.append('a function was re-bound during the search')
         if nodes.get('tamper'):
             tampered.append('called ' + ', '.join(f'sys.{n}' for n in nodes['tamper']))
-        if nodes.get('wrapped', 0) > traced:
+        if nodes.get('wrapped', 0) > nodes.get('all_calls', 0):
             tampered.append('the two counters disagree')
         if tampered:
             measured['tampered'] = True
@@ -239,8 +253,9 @@ class TicTacToe(base.Exercise):
                            returned, measured=measured)
         summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '
                    f'positions) or {inline} (scoring them inline): ratio {traced / full:.3f}')
-        if not value_ok:
-            return outcome('pruning', False, summary + ', but the value is wrong', returned,
+        if not value_ok or not restored:
+            why = 'the value is wrong' if not value_ok else 'the board was left changed'
+            return outcome('pruning', False, f'{summary}, but {why}', returned,
                            measured=measured)
         if traced <= margin * full:
             return outcome('pruning', True, summary, measured=measured)

@@ -9,13 +9,19 @@ Observation::
 
     {"result": <plain_sequence of what Minimax returned>,
      "board_after": [9 marks] | null,
-     "nodes": {"traced": int, "wrapped": int, "intact": bool,
+     "nodes": {"traced": int, "all_calls": int, "wrapped": int,
+               "recursive": [function names], "intact": bool,
                "hook_ok": bool, "tamper": [names]} | null}
+
+``traced`` counts calls of the student's recursive functions (see
+:mod:`grader.exercises.counting`); ``wrapped`` is the independent count of
+calls through the module's wrapped functions, never more than ``all_calls``.
 
 The call convention comes from grading.yaml (``options.entry`` and
 ``options.call``): argument names among ``board``, ``maximizing`` and
 ``player``, in the order the student's entry point takes them.
 """
+from grader.exercises import counting
 from grader.sandbox import instrument, values
 
 MARKS = ('X', 'O', '-')
@@ -40,14 +46,16 @@ def handle(module, payload, options, ctx):
         excluded = instrument.student_codes(namespace, files, options.get('provided', ()))
         restore, wrapped, intact = instrument.wrap_functions(
             namespace, files, skip=options.get('provided', ()))
-        counter = instrument.CallCounter(files, excluded)
+        counter = counting.SearchCounter(files, excluded)
         guard = instrument.TamperGuard()
         function = namespace[entry]
         try:
             with counter, guard:
                 result = function(*args)
+            counts = counter.report()
             observation['nodes'] = {
-                'traced': counter.calls, 'wrapped': wrapped(), 'intact': intact(),
+                'traced': counts['search_calls'], 'all_calls': counts['all_calls'],
+                'recursive': counts['recursive'][:20], 'wrapped': wrapped(), 'intact': intact(),
                 'hook_ok': counter.installed_ok, 'tamper': sorted(set(guard.attempts)),
             }
         finally:
@@ -57,3 +65,11 @@ def handle(module, payload, options, ctx):
     observation['result'] = values.plain_sequence(result)
     observation['board_after'] = values.plain_str_list(board, 9, MARKS)
     return observation
+
+
+def direct_call(module, payload, options):
+    """The same student call as :func:`handle`, without instrumentation (benchmarks)."""
+    board = list(payload['board'])
+    arguments = {'board': board, 'maximizing': payload['maximizing'], 'player': payload['player']}
+    args = [arguments[name] for name in options.get('call', ['board', 'maximizing', 'player'])]
+    return module.__dict__[options.get('entry', 'Minimax')](*args)

@@ -1,0 +1,47 @@
+"""Baseline: the same student calls as a grading run, in one plain process.
+
+Usage: python bench/direct.py EXERCISE SUBMISSION_FOLDER
+Prints the seconds spent in the student's calls (no sandbox, no instrumentation,
+no judging) as JSON. Trusted submissions only: this runs code in-process.
+"""
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main():
+    exercise, folder = sys.argv[1], Path(sys.argv[2])
+    from grader import config, fixtures
+    from grader import exercises as plugins
+    policy = config.load(ROOT / 'grading.yaml')
+    plugin = plugins.get(exercise)
+    settings = policy.exercises[exercise]
+    cases, _, _ = fixtures.load_cases(plugin, settings)
+    relpath = plugin.locate(folder, settings)
+    probe = importlib.import_module(plugin.probe)
+    path = folder / relpath
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    direct = getattr(probe, 'direct_call', None)
+    total = 0.0
+    calls = 0
+    options = plugin.child_options(settings)
+    for case in cases:
+        for request in plugin.requests(case, settings):
+            payload = dict(request.payload, count=False)
+            start = time.perf_counter()
+            direct(module, payload, options)
+            total += time.perf_counter() - start
+            calls += 1
+    print(json.dumps({'seconds': total, 'calls': calls}))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,73 @@
+"""Markdown summary (``--markdown FILE``), sized for a GitHub Actions job summary.
+
+A heading with the score, the public-checks note when it applies, one table
+with a row per check (and a subtotal row per exercise), the explanation of
+what counted, and the failed cases folded under ``<details>`` with the
+position drawn in a code block.  ``grader check`` appends the same text to
+``$GITHUB_STEP_SUMMARY`` when that variable is set.
+"""
+from grader.report import PUBLIC_ONLY_NOTE, exercise_label, shown_failures
+from grader.report.files import write_text
+from grader.scoring import fmt
+
+MAX_FEEDBACK = 10
+
+
+def cell(text):
+    """Table-cell text: pipes escaped, line breaks flattened."""
+    return ' '.join(str(text).split()).replace('|', '\\|')
+
+
+def render(result):
+    out = [f'### {cell(result.assignment)}: {fmt(result.score)} / {fmt(result.max_score)}', '']
+    if result.hidden_checks_pending:
+        out += [f'> **{PUBLIC_ONLY_NOTE}**', '']
+    out += ['| Exercise | Check | Cases | Points | Result |',
+            '| --- | --- | ---: | ---: | --- |']
+    for exercise in result.exercises:
+        name = cell(exercise.file or exercise.name)
+        if not exercise.submitted:
+            out.append(f'| {name} | | | 0 / {fmt(exercise.max_score)} | not submitted |')
+            continue
+        for check in exercise.checks:
+            cases = f'{check.cases_passed}/{check.cases_total}' if check.cases_total else ''
+            if check.max_score == 0:
+                mark = 'info: ' + ('yes' if check.passed else 'no')
+            else:
+                mark = 'passed' if check.passed else 'lost points'
+            out.append(f'| {name} | {cell(check.name)} | {cases} | '
+                       f'{fmt(check.score)} / {fmt(check.max_score)} | {mark} |')
+        counted = 'counted' if exercise.counted else 'not counted'
+        out.append(f'| **{name}** | **subtotal** | | **{fmt(exercise.score)} / '
+                   f'{fmt(exercise.max_score)}** | {counted} |')
+    out += ['', f'**Score: {fmt(result.score)} / {fmt(result.max_score)}**', '']
+    out += [f'- {cell(line)}' for line in result.explanation]
+    problems = [(e, w) for e in result.exercises for w in e.warnings]
+    problems += [(e, e.error) for e in result.exercises if e.submitted and e.error]
+    if problems:
+        out.append('')
+        out += [f'- **{cell(e.name)}**: {cell(text)}' for e, text in problems]
+    details = _failures(result)
+    if details:
+        out += ['', '<details><summary>Failed cases</summary>', ''] + details + ['</details>']
+    return '\n'.join(out) + '\n'
+
+
+def _failures(result):
+    out, shown = [], 0
+    for exercise in result.exercises:
+        for check in exercise.checks:
+            for failure, feedback in shown_failures(check):
+                label = ' (hidden case)' if failure.get('hidden') else ''
+                out.append(f"**{cell(exercise_label(exercise))} / {cell(check.name)} / "
+                           f"{cell(failure['case'])}{label}**: {cell(failure['message'])}")
+                out.append('')
+                if feedback and shown < MAX_FEEDBACK:
+                    shown += 1
+                    fence = '````' if '```' in feedback else '```'
+                    out += [f'{fence}text', feedback, fence, '']
+    return out
+
+
+def write(result, path):
+    write_text(path, render(result))

@@ -1,0 +1,106 @@
+"""Tic-tac-toe against the computer: alpha-beta with max_value and min_value nested
+inside Minimax, as in the lecture pseudocode."""
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8),
+         (0, 3, 6), (1, 4, 7), (2, 5, 8),
+         (0, 4, 8), (2, 4, 6))
+
+
+def IsWinning(board):
+    """True when any line holds three equal marks (it does not say whose)."""
+    for a, b, c in LINES:
+        if board[a] != '-' and board[a] == board[b] == board[c]:
+            return True
+    return False
+
+
+def PrintBoard(board):
+    """Print the board top row first, as the keypad shows it."""
+    for row in (6, 3, 0):
+        print(' ' + ' | '.join(board[row:row + 3]))
+        if row:
+            print('---+---+---')
+    print()
+
+
+def Minimax(board, maximizingplayer, player):
+    if board.count('-') == 9:
+        return (0, 4)
+
+    maxplayer = player if maximizingplayer else ('O' if player == 'X' else 'X')
+    minplayer = 'O' if maxplayer == 'X' else 'X'
+
+    def max_value(alpha, beta):
+        if IsWinning(board):
+            return -1, None          # min made the line
+        if '-' not in board:
+            return 0, None
+        v, best = -2, None
+        for move in range(9):
+            if board[move] == '-':
+                board[move] = maxplayer
+                value, _ = min_value(alpha, beta)
+                board[move] = '-'
+                if value > v:
+                    v, best = value, move
+                alpha = max(alpha, v)
+                if alpha >= beta:
+                    return v, best
+        return v, best
+
+    def min_value(alpha, beta):
+        if IsWinning(board):
+            return 1, None           # max made the line
+        if '-' not in board:
+            return 0, None
+        v, best = 2, None
+        for move in range(9):
+            if board[move] == '-':
+                board[move] = minplayer
+                value, _ = max_value(alpha, beta)
+                board[move] = '-'
+                if value < v:
+                    v, best = value, move
+                beta = min(beta, v)
+                if alpha >= beta:
+                    return v, best
+        return v, best
+
+    if maximizingplayer:
+        return max_value(-2, 2)
+    return min_value(-2, 2)
+
+
+def main():
+    board = ['-'] * 9
+    human = ''
+    while human not in ('X', 'O'):
+        human = input('Do you play X or O? (X moves first) ').strip().upper()
+    computer = 'O' if human == 'X' else 'X'
+    turn = 'X'
+    while not IsWinning(board) and '-' in board:
+        PrintBoard(board)
+        if turn == human:
+            answer = input('Your move (1-9 as on the keypad): ').strip()
+            if not answer.isdigit() or not 1 <= int(answer) <= 9:
+                print('Type a number from 1 to 9.')
+                continue
+            move = int(answer) - 1
+            if board[move] != '-':
+                print('That cell is taken.')
+                continue
+        else:
+            bestvalue, move = Minimax(board, True, computer)
+            print(f'The computer plays {move + 1} (value {bestvalue}).')
+        board[move] = turn
+        turn = 'O' if turn == 'X' else 'X'
+    PrintBoard(board)
+    if IsWinning(board):
+        winner = 'O' if turn == 'X' else 'X'
+        print('You win!' if winner == human else 'The computer wins.')
+    else:
+        print('A draw.')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,97 @@
+"""Tic-tac-toe against the computer: minimax with an opening book for the reply to the
+first move, whose loop never advances when cell 0 is empty."""
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8),
+         (0, 3, 6), (1, 4, 7), (2, 5, 8),
+         (0, 4, 8), (2, 4, 6))
+
+
+def IsWinning(board):
+    """True when any line holds three equal marks (it does not say whose)."""
+    for a, b, c in LINES:
+        if board[a] != '-' and board[a] == board[b] == board[c]:
+            return True
+    return False
+
+
+def PrintBoard(board):
+    """Print the board top row first, as the keypad shows it."""
+    for row in (6, 3, 0):
+        print(' ' + ' | '.join(board[row:row + 3]))
+        if row:
+            print('---+---+---')
+    print()
+
+
+def FirstMark(board):
+    """Index of the first mark on the board."""
+    i = 0
+    while i < 9:
+        if board[i] != '-':
+            return i
+        # i += 1  (forgotten)
+    return None
+
+
+def Minimax(board, maximizingplayer, player):
+    if board.count('-') == 9:
+        return (0, 4)
+
+    # Opening book: every reply to the first move draws at best; take the
+    # centre, or a corner when the centre is taken.
+    if board.count('-') == 8:
+        if FirstMark(board) == 4:
+            return (0, 0)
+        return (0, 4)
+
+    if IsWinning(board):
+        return (-1 if maximizingplayer else 1, None)
+    if '-' not in board:
+        return (0, None)
+
+    opponent = 'O' if player == 'X' else 'X'
+    bestvalue = -2 if maximizingplayer else 2
+    bestmove = None
+    for move in range(9):
+        if board[move] == '-':
+            board[move] = player
+            value, _ = Minimax(board, not maximizingplayer, opponent)
+            board[move] = '-'
+            if maximizingplayer and value > bestvalue or not maximizingplayer and value < bestvalue:
+                bestvalue, bestmove = value, move
+    return (bestvalue, bestmove)
+
+
+def main():
+    board = ['-'] * 9
+    human = ''
+    while human not in ('X', 'O'):
+        human = input('Do you play X or O? (X moves first) ').strip().upper()
+    computer = 'O' if human == 'X' else 'X'
+    turn = 'X'
+    while not IsWinning(board) and '-' in board:
+        PrintBoard(board)
+        if turn == human:
+            answer = input('Your move (1-9 as on the keypad): ').strip()
+            if not answer.isdigit() or not 1 <= int(answer) <= 9:
+                print('Type a number from 1 to 9.')
+                continue
+            move = int(answer) - 1
+            if board[move] != '-':
+                print('That cell is taken.')
+                continue
+        else:
+            bestvalue, move = Minimax(board, True, computer)
+            print(f'The computer plays {move + 1} (value {bestvalue}).')
+        board[move] = turn
+        turn = 'O' if turn == 'X' else 'X'
+    PrintBoard(board)
+    if IsWinning(board):
+        winner = 'O' if turn == 'X' else 'X'
+        print('You win!' if winner == human else 'The computer wins.')
+    else:
+        print('A draw.')
+
+
+if __name__ == '__main__':
+    main()

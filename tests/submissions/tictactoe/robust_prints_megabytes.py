@@ -1,0 +1,95 @@
+"""Tic-tac-toe against the computer: correct minimax that prints about 5 MB of
+debugging output on every call."""
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8),
+         (0, 3, 6), (1, 4, 7), (2, 5, 8),
+         (0, 4, 8), (2, 4, 6))
+
+
+def IsWinning(board):
+    """True when any line holds three equal marks (it does not say whose)."""
+    for a, b, c in LINES:
+        if board[a] != '-' and board[a] == board[b] == board[c]:
+            return True
+    return False
+
+
+def PrintBoard(board):
+    """Print the board top row first, as the keypad shows it."""
+    for row in (6, 3, 0):
+        print(' ' + ' | '.join(board[row:row + 3]))
+        if row:
+            print('---+---+---')
+    print()
+
+
+DEBUG = True
+visited = []
+
+
+def Search(board, maximizingplayer, player):
+    """Plain minimax: (value, move) with the value from the maximizer's side."""
+    if DEBUG:
+        visited.append(''.join(board))
+    if IsWinning(board):
+        return (-1 if maximizingplayer else 1), None
+    if '-' not in board:
+        return 0, None
+    opponent = 'O' if player == 'X' else 'X'
+    bestvalue = -2 if maximizingplayer else 2
+    bestmove = None
+    for move in range(9):
+        if board[move] == '-':
+            board[move] = player
+            value, _ = Search(board, not maximizingplayer, opponent)
+            board[move] = '-'
+            if (maximizingplayer and value > bestvalue) or (not maximizingplayer and value < bestvalue):
+                bestvalue, bestmove = value, move
+    return bestvalue, bestmove
+
+
+def Minimax(board, maximizingplayer, player):
+    if board.count('-') == 9:
+        return (0, 4)
+    visited.clear()
+    bestvalue, bestmove = Search(board, maximizingplayer, player)
+    if DEBUG:
+        # every position visited, then padding up to 5 MB so the log lines up
+        log = '\n'.join(visited)
+        print(log + '.' * max(0, 5_000_000 - len(log)))
+    return (bestvalue, bestmove)
+
+
+def main():
+    board = ['-'] * 9
+    human = ''
+    while human not in ('X', 'O'):
+        human = input('Do you play X or O? (X moves first) ').strip().upper()
+    computer = 'O' if human == 'X' else 'X'
+    turn = 'X'
+    while not IsWinning(board) and '-' in board:
+        PrintBoard(board)
+        if turn == human:
+            answer = input('Your move (1-9 as on the keypad): ').strip()
+            if not answer.isdigit() or not 1 <= int(answer) <= 9:
+                print('Type a number from 1 to 9.')
+                continue
+            move = int(answer) - 1
+            if board[move] != '-':
+                print('That cell is taken.')
+                continue
+        else:
+            bestvalue, move = Minimax(board, True, computer)
+            print(f'The computer plays {move + 1} (value {bestvalue}).')
+        board[move] = turn
+        turn = 'O' if turn == 'X' else 'X'
+    PrintBoard(board)
+    if IsWinning(board):
+        winner = 'O' if turn == 'X' else 'X'
+        print('You win!' if winner == human else 'The computer wins.')
+    else:
+        print('A draw.')
+
+
+if __name__ == '__main__':
+    main()

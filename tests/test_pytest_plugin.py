@@ -1,0 +1,134 @@
+"""The pytest plug-in, run as students run it: pytest in a subprocess.
+
+Each run loads the plug-in explicitly with plug-in autoloading off, so other
+installed plug-ins cannot change the outcome; one test checks that the
+installed package declares the ``pytest11`` entry point that loads it for
+real users.
+"""
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ROOT
+
+CONFIG = ROOT / 'grading.yaml'
+CHECKS = ['values', 'moves', 'robustness', 'timeouts', 'pruning', 'terminal']
+
+SPY = '''
+import json, sys
+def pytest_sessionfinish(session):
+    with open('modules.json', 'w') as f:         # what the pytest process imported
+        json.dump(sorted(sys.modules), f)
+'''
+
+
+def pytest_run(cwd, *args, env=None):
+    """``(completed process, seconds)`` of pytest with the grader plug-in loaded."""
+    environment = {k: v for k, v in os.environ.items() if k != 'GRADER_CONFIG'}
+    environment.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD='1', NO_COLOR='1', PYTHONPATH=str(cwd),
+                       **(env or {}))
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, '-m', 'pytest', '-p', 'grader.pytest_plugin',
+                           '-p', 'spy', '-p', 'no:cacheprovider', *args],
+                          cwd=cwd, env=environment, capture_output=True, text=True, timeout=300)
+    return done, time.monotonic() - started
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    (tmp_path / 'spy.py').write_text(SPY)
+    return tmp_path
+
+
+def submission(workdir, source):
+    folder = workdir / 'submission'
+    folder.mkdir()
+    shutil.copy(source, folder / 'tictactoe.py')
+    return folder
+
+
+def junit_outcomes(path):
+    outcomes = {}
+    for case in ET.parse(path).getroot().iter('testcase'):
+        kinds = [child.tag for child in case if child.tag in ('failure', 'error', 'skipped')]
+        outcomes[case.get('name')] = kinds[0] if kinds else 'passed'
+    return outcomes
+
+
+def test_the_entry_point_loads_the_plugin():
+    points = [e for e in importlib.metadata.entry_points(group='pytest11') if e.name == 'grader']
+    assert points and points[0].value == 'grader.pytest_plugin', \
+        'reinstall the package (pip install -e .) to register the pytest11 entry point'
+
+
+def test_reference_passes_every_check(workdir):
+    folder = submission(workdir, ROOT / 'reference' / 'tictactoe.py')
+    done, seconds = pytest_run(workdir, f'--grader-submission={folder}',
+                               f'--grader-config={CONFIG}', '--junitxml=report.xml', '-v')
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert junit_outcomes(workdir / 'report.xml') == {c: 'passed' for c in CHECKS}
+    assert 'submission/tictactoe.py::values PASSED' in done.stdout
+    assert '6 passed' in done.stdout
+    assert 'grader: oulu-exercise-1' in done.stdout and 'Score: 2.50 / 2.50' in done.stdout
+    from grader import config
+    if config.load(CONFIG).exercises['tictactoe'].hidden_fixtures:
+        assert 'Public checks only; the official grade includes hidden checks.' in done.stdout
+    print(f'pytest plug-in on the reference: {seconds:.2f} s')
+
+
+def test_buggy_submission_fails_the_checks_it_loses(workdir):
+    folder = submission(workdir, ROOT / 'examples' / 'bob' / 'tictactoe.py')
+    done, _ = pytest_run(workdir, f'--grader-submission={folder}', f'--grader-config={CONFIG}',
+                         '--junitxml=report.xml')
+    assert done.returncode == 1, done.stdout + done.stderr
+    outcomes = junit_outcomes(workdir / 'report.xml')
+    assert outcomes == {'values': 'failure', 'moves': 'failure', 'robustness': 'failure',
+                        'timeouts': 'failure', 'pruning': 'skipped', 'terminal': 'passed'}
+    assert 'returned:' in done.stdout and 'expected:' in done.stdout   # the failure is drawn
+    assert '4 failed, 1 passed, 1 xfailed' in done.stdout
+    assert 'Score: 1.' in done.stdout
+    values = ET.parse(workdir / 'report.xml').getroot().find(".//testcase[@name='values']")
+    points = {p.get('name'): float(p.get('value')) for p in values.iter('property')}
+    assert 0 < points['points'] < points['max_points'] == 1.0
+    student_code = [m for m in json.loads((workdir / 'modules.json').read_text())
+                    if m == 'tictactoe' or m.startswith('tictactoe.')]
+    assert not student_code, 'student code was imported into the pytest process'
+
+
+def test_keyword_selection_runs_only_the_selected_checks(workdir):
+    folder = submission(workdir, ROOT / 'examples' / 'bob' / 'tictactoe.py')
+    done, _ = pytest_run(workdir, f'--grader-submission={folder}', f'--grader-config={CONFIG}',
+                         '-k', 'moves or terminal', '--timeout=120', '-p', 'timeout')
+    assert '1 failed, 1 passed, 4 deselected' in done.stdout, done.stdout + done.stderr
+
+
+def test_inside_a_submission_folder_no_option_is_needed(workdir):
+    folder = submission(workdir, ROOT / 'reference' / 'tictactoe.py')
+    (folder / 'spy.py').write_text(SPY)
+    done, _ = pytest_run(folder, '-q', env={'GRADER_CONFIG': str(CONFIG)})
+    assert done.returncode == 0 and '6 passed' in done.stdout, done.stdout + done.stderr
+
+
+def test_elsewhere_the_plugin_does_nothing_and_imports_nothing(workdir):
+    (workdir / 'test_plain.py').write_text('def test_plain():\n    assert True\n')
+    done, _ = pytest_run(workdir, '-q', env={'GRADER_CONFIG': str(CONFIG)})
+    assert done.returncode == 0 and '1 passed' in done.stdout, done.stdout + done.stderr
+    modules = json.loads((workdir / 'modules.json').read_text())
+    assert 'grader.pytest_plugin' in modules
+    assert not [m for m in modules if m in ('grader.engine', 'grader.config', 'yaml',
+                                            'jsonschema')]
+
+
+def test_a_folder_without_exercise_files_is_a_usage_error(workdir):
+    empty = workdir / 'nothing'
+    empty.mkdir()
+    done, _ = pytest_run(workdir, f'--grader-submission={empty}', f'--grader-config={CONFIG}')
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert 'no exercise file found' in done.stderr
