@@ -1,10 +1,11 @@
-"""Command line: ``grader check | grade | fixtures | doctor``.
+"""Command line: ``grader check | grade | batch | regrade | fixtures | doctor | dist``.
 
 Exit status: 0 graded (whatever the score); 1 graded but below
 ``--fail-under``; 2 a usage, configuration, fixture or submission error,
 reported in one line that names the file (and line) and what to fix.
 """
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ def _add_outputs(p):
     p.add_argument('--fail-under', type=float, metavar='X', help='exit 1 when the score is below X')
     p.add_argument('--verbose', '-v', action='store_true', help='show every failed case')
     p.add_argument('--quiet', '-q', action='store_true', help='print nothing but errors')
+    p.add_argument('--jobs', '-j', type=int, default=os.cpu_count() or 1, metavar='N',
+                   help='exercises graded at once, each in its own sandbox (default: one per core)')
     p.add_argument('--color', choices=('auto', 'always', 'never'), default='auto',
                    help='colour the terminal report (default: only on a terminal; NO_COLOR is honoured)')
 
@@ -65,6 +68,12 @@ def parser():
     p.add_argument('--create', action='store_true', help='make missing fixture files from the oracle')
 
     sub.add_parser('doctor', help='show isolation layers, calibration and policy')
+
+    p = sub.add_parser('dist', help='write the student distribution (no reference/, no hidden fixtures)')
+    p.add_argument('out', help='a new folder to write it into')
+
+    from grader.batch import cli as batch_cli
+    batch_cli.add_parsers(sub)
     return top
 
 
@@ -89,7 +98,7 @@ def _grade(args, include_hidden):
     from grader import engine
 
     policy = _policy(args)
-    run = engine.Run(policy, include_hidden=include_hidden)
+    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs)
     if not args.quiet:
         for missing in run.isolation.missing:
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
@@ -176,4 +185,21 @@ def cmd_doctor(args):
     return 0
 
 
-COMMANDS = {'check': cmd_check, 'grade': cmd_grade, 'fixtures': cmd_fixtures, 'doctor': cmd_doctor}
+def cmd_dist(args):
+    from grader import dist
+    policy = _policy(args)
+    written = dist.build(policy, args.out)
+    print(f'{args.out}: {len(written)} entries ({", ".join(written)})')
+    return 0
+
+
+COMMANDS = {'check': cmd_check, 'grade': cmd_grade, 'fixtures': cmd_fixtures,
+            'doctor': cmd_doctor, 'dist': cmd_dist}
+
+
+def _batch_commands():
+    from grader.batch import cli as batch_cli
+    return batch_cli.COMMANDS
+
+
+COMMANDS.update(_batch_commands())

@@ -9,6 +9,7 @@ goes on.
 """
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import jsonschema
@@ -27,9 +28,11 @@ LEVELS = ('advisory', 'standard', 'strong')
 class Run:
     """Per-run state shared by every submission: calibration, isolation, cases."""
 
-    def __init__(self, policy, include_hidden=True, calibration=None, isolation=None):
+    def __init__(self, policy, include_hidden=True, calibration=None, isolation=None, jobs=1):
         self.policy = policy
         self.include_hidden = include_hidden
+        self.jobs = max(1, int(jobs or 1))
+        """Exercises of one submission graded at once, each in its own child."""
         self._calibration = calibration
         self._calibrating = None
         if calibration is None:
@@ -107,13 +110,21 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
                         submission_dir)
     run = run or Run(policy)
     chosen = pick_assignment(policy, submission_dir, assignment)
-    results = []
-    for name in chosen.exercises:
-        if only and name not in only:
-            continue
+    names = [n for n in chosen.exercises if not only or n in only]
+    for name in names:
+        run.cases(name)          # validate every fixture before any child starts
+
+    def one(name):
         if progress:
             progress(name)
-        results.append(grade_exercise(run, name, submission_dir))
+        return grade_exercise(run, name, submission_dir)
+
+    if run.jobs > 1 and len(names) > 1:
+        # Each exercise has its own sandboxed child; the parent only waits and judges.
+        with ThreadPoolExecutor(max_workers=min(run.jobs, len(names))) as pool:
+            results = list(pool.map(one, names))
+    else:
+        results = [one(name) for name in names]
     counted, total, explanation = scoring.choose(chosen, results)
     for result in results:
         result.counted = result.name in counted
@@ -169,6 +180,7 @@ def grade_exercise(run, name, submission_dir):
         problem = load_problem(plugin, settings, relpath, loaded)
         if loaded.ok:
             result.warnings = list(loaded.observation.get('warnings', []))
+            result.warnings += plugin.load_warnings(loaded, settings)
         if problem:
             result.error = problem
             outcomes = [base.Outcome(c, '(module)', False, problem) for c in settings.checks]
@@ -189,9 +201,11 @@ def grade_exercise(run, name, submission_dir):
                 outcomes += plugin.judge(case, replies, settings)
         output = session.output()
         starts = session.starts
-    result.checks = [scoring.check_result(c, settings, [o for o in outcomes if o.check == c],
-                                          hidden_names)
-                     for c in settings.checks]
+    by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
+    # An information-only check with no cases this run (e.g. an optional check
+    # switched off in grading.yaml) is not run, rather than failed.
+    result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names)
+                     for c in settings.checks if by_check[c] or settings.points(c) > 0]
     result.score = scoring.exercise_score(result.checks)
     result.facts = plugin.facts(outcomes, settings) if not problem else {}
     result.facts.update({'student_seconds': round(elapsed, 4), 'wall_seconds': round(wall, 4),

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install the system packages the strongest sandbox level uses (bubblewrap).
+# Install the system packages the strongest sandbox level uses (bubblewrap, libseccomp).
 # Needs root and apt-get; elsewhere it says what is missing and carries on:
 # the grader then runs at a lower isolation level and says so in every result.
 set -u
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# seccomp filters are loaded through libseccomp (pyseccomp is a ctypes wrapper)
+ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || need+=(libseccomp2)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SUBMISSIONS = ROOT / 'tests' / 'submissions'
+from gradertest import ROOT, SUBMISSIONS  # noqa: E402,F401  (re-exported for old imports)
+
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -4,7 +4,7 @@ import pytest
 from grader import config
 from grader.errors import UserError
 
-from conftest import ROOT
+from gradertest import ROOT
 
 
 def write(tmp_path, text):

@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / 'fixtures' / 'connect4.yaml'
 SCHEMA = ROOT / 'grader' / 'schemas' / 'fixtures' / 'connect4.schema.json'
 SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'connect4'
-CHECKS = {'values', 'moves', 'pruning', 'timeouts', 'balance', 'evaluation'}
+CHECKS = {'values', 'moves', 'pruning', 'timeouts', 'balance', 'evaluation', 'plays_well'}
 
 CASES = yaml.safe_load(FIXTURE.read_text())['cases']
 

@@ -4,7 +4,7 @@ import pytest
 from grader import fixtures
 from grader.errors import UserError
 
-from conftest import ROOT
+from gradertest import ROOT
 
 
 @pytest.mark.parametrize('exercise', ['tictactoe', 'connect4', 'eightpuzzle', 'travel'])

@@ -14,7 +14,7 @@ from grader.errors import UserError
 from grader.exercises.base import Outcome
 from grader.model import ExerciseResult
 
-from conftest import ROOT
+from gradertest import ROOT
 
 TTT, C4, EP = 'tictactoe', 'connect4', 'eightpuzzle'
 PRUNING_RULE = config.Requirement(

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import ROOT
+from gradertest import ROOT
 
 CONFIG = ROOT / 'grading.yaml'
 CHECKS = ['values', 'moves', 'robustness', 'timeouts', 'pruning', 'terminal']
@@ -76,9 +76,11 @@ def test_reference_passes_every_check(workdir):
     assert junit_outcomes(workdir / 'report.xml') == {c: 'passed' for c in CHECKS}
     assert 'submission/tictactoe.py::values PASSED' in done.stdout
     assert '6 passed' in done.stdout
-    assert 'grader: oulu-exercise-1' in done.stdout and 'Score: 2.50 / 2.50' in done.stdout
     from grader import config
-    if config.load(CONFIG).exercises['tictactoe'].hidden_fixtures:
+    policy = config.load(CONFIG)
+    total = policy.assignments['oulu-exercise-1'].max_score
+    assert 'grader: oulu-exercise-1' in done.stdout and f'Score: 2.50 / {total:.2f}' in done.stdout
+    if policy.exercises['tictactoe'].hidden_fixtures:
         assert 'Public checks only; the official grade includes hidden checks.' in done.stdout
     print(f'pytest plug-in on the reference: {seconds:.2f} s')
 

@@ -1,7 +1,7 @@
 """The reference solutions score full marks through the whole sandboxed path."""
 import pytest
 
-from conftest import ROOT
+from gradertest import ROOT
 
 
 def reference_of(exercise, files):

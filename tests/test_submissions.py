@@ -7,7 +7,7 @@ worth 0 points (information only) is compared by ``passed`` instead.
 import pytest
 import yaml
 
-from conftest import SUBMISSIONS
+from gradertest import SUBMISSIONS
 
 
 def variants():

@@ -18,7 +18,7 @@ from grader import cli, engine, scoring, yamlio
 from grader.exercises.tictactoe import board as boards
 from grader.report import PUBLIC_ONLY_NOTE, gradescope, jsonout, junit, markdown, terminal
 
-from conftest import ROOT
+from gradertest import ROOT
 
 WRITERS = {'json': jsonout, 'gradescope': gradescope, 'junit': junit, 'markdown': markdown}
 

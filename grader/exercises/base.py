@@ -118,6 +118,10 @@ class Exercise(ABC):
                     'keep the name and signature of the handout')
         return None
 
+    def load_warnings(self, loaded, settings):
+        """Extra sentences for the result's warnings, from the load reply (default none)."""
+        return []
+
     def load_outcomes(self, loaded, settings):
         """Extra outcomes decided from the load reply alone (default none)."""
         return []
@@ -138,7 +142,7 @@ class Exercise(ABC):
 def failure_message(reply):
     """The one-line reason a reply carries no usable observation."""
     if reply.status == 'timeout':
-        return f'timed out after {reply.limit:.2f} s'
+        return reply.error or f'timed out after {reply.limit:.2f} s of CPU time'
     if reply.status in ('error', 'crashed', 'invalid'):
         return reply.error or reply.status
     return ''

@@ -4,32 +4,45 @@ Measurements live in the same process as student code, so they are kept out
 of reach of simple tricks and cross-checked:
 
 - :class:`CallCounter` counts calls of functions defined in the student's
-  files with a global trace hook (``sys.settrace``), so it sees helpers,
-  nested functions and methods however they are reached.
+  files twice, independently: with a trace hook (``sys.settrace``) and with
+  a profile hook (``sys.setprofile``), so it sees helpers, nested functions
+  and methods however they are reached.  The two counts must be equal, both
+  hooks must still be installed after the call, and the counters (C-level
+  ``itertools.count`` objects, which cannot be decremented) must be the
+  ones installed: otherwise ``installed_ok`` is False.
 - :func:`wrap_functions` is an independent second counter: it replaces the
   student's module-level functions with counting wrappers.  Every wrapped
   call is also a traced call, so ``wrapped <= traced`` must hold.
 - :class:`TamperGuard` replaces ``sys.settrace``, ``sys.setprofile``,
   ``sys.gettrace`` and ``sys._getframe`` during a call with stand-ins that
-  record the attempt and change nothing.
+  record the attempt and change nothing.  References to the real functions
+  that a submission took earlier are caught by an audit hook
+  (:func:`install_audit_recorder`, installed by the runner before student
+  code is imported), which records every ``sys.settrace``/``sys.setprofile``
+  call and every ``sys._getframe`` that reaches a frame outside the student's
+  files while a guard is active.
 
 Counters are closure cells, not module globals.  After a call, :meth:`verify`
 reports any sign of tampering; the judge then fails the check with
 "measurement tampered".
 """
 import inspect
+import itertools
 import sys
 import types
 
 _settrace = sys.settrace
 _gettrace = sys.gettrace
+_setprofile = sys.setprofile
+_getprofile = sys.getprofile
+_recorder = {}
 
 
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 class CallCounter:
-    """Counts Python function calls of code objects from ``files``.
+    """Counts Python function calls of code objects from ``files``, two ways.
 
     Code objects in ``excluded_codes`` (and the code nested in them, such as
     a generator expression inside a provided helper) are not counted, and
@@ -39,35 +52,58 @@ class CallCounter:
     def __init__(self, files, excluded_codes=()):
         files = frozenset(files)
         excluded = frozenset(nested_codes(excluded_codes))
-        calls = 0
+        traced, profiled = itertools.count(), itertools.count()
+        tick_traced, tick_profiled = traced.__next__, profiled.__next__
 
-        def hook(frame, event, arg):
-            nonlocal calls
-            if event == 'call':
-                code = frame.f_code
-                if code.co_filename in files and code not in excluded \
-                        and not code.co_flags & _RESUMABLE:
-                    calls += 1
+        def counted(code):
+            return code.co_filename in files and code not in excluded \
+                and not code.co_flags & _RESUMABLE
+
+        def trace_hook(frame, event, arg):
+            if event == 'call' and counted(frame.f_code):
+                tick_traced()
             return None
 
-        def read():
-            return calls
+        def profile_hook(frame, event, arg):
+            if event == 'call' and counted(frame.f_code):
+                tick_profiled()
 
-        self._hook, self._read = hook, read
+        def read():
+            # ``repr(count(5))`` is ``'count(5)'``: the next value, i.e. the calls.
+            return (int(repr(traced)[6:-1]), int(repr(profiled)[6:-1]))
+
+        def same_counters():
+            # A submission that reached the hooks' closure cells and swapped
+            # the counters for fresh ones leaves other objects there.
+            cells = (trace_hook.__closure__ or ()) + (profile_hook.__closure__ or ())
+            contents = [cell.cell_contents for cell in cells]
+            return any(c is tick_traced for c in contents) and \
+                any(c is tick_profiled for c in contents)
+
+        self._hooks = (trace_hook, profile_hook)
+        self._read, self._same = read, same_counters
         self.installed_ok = True
 
     def __enter__(self):
-        _settrace(self._hook)
+        _setprofile(self._hooks[1])
+        _settrace(self._hooks[0])
         return self
 
     def __exit__(self, *exc):
-        self.installed_ok = _gettrace() is self._hook
+        hooks_in_place = _gettrace() is self._hooks[0] and _getprofile() is self._hooks[1]
         _settrace(None)
+        _setprofile(None)
+        traced, profiled = self._read()
+        self.installed_ok = hooks_in_place and traced == profiled and self._same()
         return False
 
     @property
     def calls(self):
-        return self._read()
+        return self._read()[0]
+
+    @property
+    def calls_profiled(self):
+        return self._read()[1]
 
 
 def nested_codes(codes):
@@ -134,13 +170,38 @@ def wrap_functions(namespace, files, skip=()):
     return restore, count, intact
 
 
+def install_audit_recorder():
+    """Record attempts to blind the counters while a :class:`TamperGuard` is active.
+
+    Audit hooks cannot be removed, so this sees the real ``sys.settrace``,
+    ``sys.setprofile`` and ``sys._getframe`` however a submission reached them.
+    """
+    if _recorder:
+        return
+    _recorder.update(active=None, student_files=frozenset())
+
+    def hook(event, args):
+        attempts = _recorder['active']
+        if attempts is None:
+            return
+        if event in ('sys.settrace', 'sys.setprofile'):
+            attempts.append(event[4:])
+        elif event == 'sys._getframe' and args:
+            code = getattr(args[0], 'f_code', None)
+            if code is not None and code.co_filename not in _recorder['student_files']:
+                attempts.append('_getframe')
+
+    sys.addaudithook(hook)
+
+
 class TamperGuard:
     """Stand-ins for the hooks a submission could use to blind the counters."""
 
     NAMES = ('settrace', 'setprofile', 'gettrace', '_getframe')
 
-    def __init__(self):
+    def __init__(self, student_files=()):
         self.attempts = []
+        self.student_files = frozenset(student_files)
 
     def __enter__(self):
         self._saved = {name: getattr(sys, name) for name in self.NAMES}
@@ -158,9 +219,14 @@ class TamperGuard:
 
         for name in self.NAMES:
             setattr(sys, name, refuse(name))
+        if _recorder:
+            _recorder['student_files'] = self.student_files
+            _recorder['active'] = attempts
         return self
 
     def __exit__(self, *exc):
+        if _recorder:
+            _recorder['active'] = None
         for name, original in self._saved.items():
             setattr(sys, name, original)
         return False

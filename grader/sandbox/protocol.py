@@ -27,6 +27,7 @@ ENVELOPE_SCHEMA = {
         'observation': {'type': 'object'},
         'error': {'type': 'string', 'maxLength': 2000},
         'elapsed': {'type': 'number', 'minimum': 0},
+        'cpu': {'type': 'number', 'minimum': 0},
         'output': {'type': 'string', 'maxLength': 100000},
         'output_bytes': {'type': 'integer', 'minimum': 0},
     },

@@ -7,12 +7,18 @@ guards described below, and then answers the parent's requests by calling the
 exercise's probe.  It sends back raw observations only; it never sees an
 expected answer and never decides a verdict.
 
+Before that, the trusted runner applies the in-child layers
+(:func:`grader.sandbox.inchild.apply`: rlimits, uid drop, seccomp, audit
+hook); if one that was asked for fails, it reports that and exits without
+importing anything of the submission.
+
 Import guards ("grade what was defined"): module-level code that calls
 ``input()``, ``sys.exit()``, raises, or runs too long is stopped, the cause is
 reported as a one-line warning, and whatever the module had defined by then
 is graded.
 
-Every call runs under a soft time limit (``SIGALRM`` raising
+Every call runs under a soft CPU-time limit (``SIGPROF``, with a wall-clock
+``SIGALRM`` for calls that block, raising
 :class:`CallTimeout`, which is not an ``Exception`` so ``except Exception``
 in student code does not swallow it); the parent enforces a hard limit on top
 by killing the process group.
@@ -35,6 +41,7 @@ _read = os.read
 _dumps = json.dumps
 _loads = json.loads
 _perf = time.perf_counter
+_cpu = time.process_time
 _setitimer = signal.setitimer
 
 
@@ -178,7 +185,11 @@ class Channel:
             view = view[_write(self.write_fd, view):]
 
 
+_expired = []
+
+
 def _alarm(signum, frame):
+    _expired.append('cpu' if signum == signal.SIGPROF else 'wall')
     raise CallTimeout()
 
 
@@ -225,17 +236,39 @@ def import_student(path, seconds, capture, student_files):
 
 
 def main():
+    try:
+        serve()
+    except SystemExit:
+        raise
+    except BaseException:  # noqa: B036 - a runner failure: say what it was, on the real stderr
+        import traceback
+        _write(2, ('grader runner failed:\n' + traceback.format_exc()).encode('utf-8', 'replace'))
+        os._exit(70)
+
+
+def serve():
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     hello = channel.receive()
     channel.token = hello['token']
 
-    from grader.sandbox import inchild
-    inchild.apply(hello.get('layers', {}))
+    from grader.sandbox import inchild, instrument
+    try:
+        applied = inchild.apply(hello.get('layers', {}))
+    except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
+        failed = f'{type(exc).__name__}: {exc}'
+        channel.send({'id': hello['id'], 'status': 'ok', 'observation': {
+            'warnings': [], 'error': failed, 'probe': {}, 'sandbox': {'failed': failed}}})
+        return
+    instrument.install_audit_recorder()
+    # The student module sees the command line of a plain ``python file.py``.
+    sys.argv = [hello['module_path']]
+    sys.orig_argv = [os.path.basename(sys.executable), hello['module_path']]
 
     capture = Capture(hello.get('output_chars', 65536))
     sys.stdout = sys.stderr = capture
     builtins.input = _refuse_input
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     random.seed(0)
 
     probe = importlib.import_module(hello['probe'])
@@ -256,7 +289,8 @@ def main():
             if isinstance(file, str) and file.startswith(submission_root):
                 student_files.add(file)
     ctx = Context(capture, student_files, options)
-    loaded = {'warnings': warnings, 'error': error, 'probe': {}}
+    loaded = {'warnings': warnings, 'error': error, 'probe': {},
+              'sandbox': {'applied': applied}}
     if error is None:
         try:
             loaded['probe'] = probe.load(module, options, ctx)
@@ -270,20 +304,27 @@ def main():
             return
         capture.reset()
         reply = {'id': request['id']}
-        start = _perf()
+        del _expired[:]
+        start, cpu_start = _perf(), _cpu()
         try:
-            _setitimer(signal.ITIMER_REAL, request['limit'])
+            # The limit is CPU time (ITIMER_PROF), which load on the machine
+            # hardly changes; a wall-clock alarm catches calls that wait forever.
+            _setitimer(signal.ITIMER_PROF, request['limit'])
+            _setitimer(signal.ITIMER_REAL, request.get('wall', 4 * request['limit']))
             try:
                 reply['observation'] = probe.handle(module, request['payload'], options, ctx)
             finally:
+                _setitimer(signal.ITIMER_PROF, 0)
                 _setitimer(signal.ITIMER_REAL, 0)
             reply['status'] = 'ok'
         except CallTimeout:
             reply['status'] = 'timeout'
+            reply['error'] = _expired[0] if _expired else 'cpu'
         except BaseException as exc:  # noqa: B036 - the student's failure is data
             reply['status'] = 'error'
             reply['error'] = describe(exc, student_files)
         reply['elapsed'] = _perf() - start
+        reply['cpu'] = max(0.0, _cpu() - cpu_start)
         reply['output'] = capture.text()[:2000]
         reply['output_bytes'] = capture.total
         channel.send(reply)

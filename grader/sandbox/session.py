@@ -5,15 +5,20 @@ submission and one child process at a time.  :meth:`Session.call` sends one
 request and returns a :class:`Reply`; any failure of the child (timeout,
 crash, exit, garbage on the channel) becomes a ``Reply`` with a status other
 than ``ok`` and a one-line ``error``, never an exception.  After a timeout or
-a crash the child is killed (its whole process group) and the next call
-starts a fresh one, which imports the student module again.
+a crash the child is killed and the next call starts a fresh one, which
+imports the student module again.
+
+Teardown is guaranteed: the child's process group is killed, and with it
+its cgroup (``cgroup.kill``, which also catches processes that called
+``setsid()`` or double-forked) or, where there is none, every orphan it left
+behind, which this process adopts as a child subreaper and sweeps.  How the
+child is started at each isolation level is :mod:`grader.sandbox.launch`.
 """
 import os
 import secrets
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -22,15 +27,25 @@ from pathlib import Path
 
 import jsonschema
 
-from grader.sandbox import protocol
+from grader.sandbox import cgroups, launch, protocol, reaper
 
 GRACE_SECONDS = 1.0
 """Extra wall time the parent allows beyond a call's soft limit."""
 
+WALL_FACTOR = 4.0
+"""A call's wall-clock allowance, as a multiple of its CPU-time limit.
+
+Limits are CPU time, so load from other processes does not turn a correct
+answer into a timeout; the wall clock only stops calls that wait for
+something that never comes (a blocking queue, a sleep).  Four times covers a
+child that gets a quarter of a core on a crowded machine."""
+
+
+def wall_allowance(limit):
+    return max(WALL_FACTOR * limit, limit + 2.0)
+
 _ENVELOPE = jsonschema.Draft202012Validator(protocol.ENVELOPE_SCHEMA)
-_PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
-_BOOT = ('import sys; sys.path.insert(0, {path!r}); '
-         'from grader.sandbox.runner import main; main()')
+_JOIN_FAILED = 125
 
 
 @dataclass
@@ -51,10 +66,16 @@ class Reply:
     output: str = ''
     output_bytes: int = 0
     limit: float = 0.0
+    cpu: float = 0.0
 
     @property
     def ok(self):
         return self.status == 'ok'
+
+    @property
+    def seconds(self):
+        """The time the limit applies to: CPU seconds of the call."""
+        return self.cpu
 
 
 @dataclass
@@ -96,7 +117,9 @@ def _copy_submission(source, target, max_bytes):
     total = 0
 
     def ignore(folder, names):
-        return [n for n in names if n in ('.git', '__pycache__', '.venv', 'node_modules')]
+        # Symbolic links are left out: one could point at the grader's own files.
+        return [n for n in names if n in ('.git', '__pycache__', '.venv', 'node_modules')
+                or os.path.islink(os.path.join(folder, n))]
 
     def copy(src, dst):
         nonlocal total
@@ -145,6 +168,8 @@ class Session:
         self.prepare = prepare
         self.log = log
         self.token = secrets.token_hex(16)
+        self.uid = layers.sandbox_uid() if self.isolation.has('uid-drop') else None
+        """This session's own unprivileged uid (see layers.SANDBOX_UIDS)."""
         self.workdir = None
         self.proc = None
         self.loaded = None
@@ -153,6 +178,9 @@ class Session:
         self._reader = None
         self._request_fd = None
         self._drains = []
+        self.group = None
+        self.start_seconds = 0.0
+        self._exit_code = None
 
     # -- lifecycle -----------------------------------------------------
     def __enter__(self):
@@ -171,6 +199,8 @@ class Session:
         if self.prepare:
             self.prepare(copy)
         (self.workdir / 'tmp').mkdir()
+        if self.isolation.has('uid-drop'):
+            launch.hand_over(self.workdir, self.uid)
 
     @property
     def submission_copy(self):
@@ -181,54 +211,71 @@ class Session:
         self._ensure_workdir()
         self._kill()
         self.starts += 1
+        if self.isolation.has('cgroup') and self.isolation.cgroups is not None:
+            self.group = cgroups.Group(
+                self.isolation.cgroups, self.token[:8], pids_max=self.settings.processes,
+                memory_bytes=(self.settings.memory_mb + 128) * 1024 * 1024)
+        elif self.isolation.has('subreaper'):
+            reaper.become_subreaper()
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
-        copy = self.submission_copy
-        env = {'PATH': '/usr/bin:/bin', 'LANG': 'C.UTF-8', 'LC_ALL': 'C.UTF-8',
-               'HOME': str(self.workdir / 'tmp'), 'TMPDIR': str(self.workdir / 'tmp'),
-               'PYTHONHASHSEED': '0', 'PYTHONDONTWRITEBYTECODE': '1',
-               'PYTHONIOENCODING': 'utf-8'}
-        # Like ``python -I`` (no user site, no script folder on sys.path) but
-        # with the environment replaced rather than ignored, so that
-        # PYTHONHASHSEED=0 makes string hashing, and so set order, reproducible.
-        flags = ['-s', '-B'] + (['-P'] if sys.version_info >= (3, 11) else [])
-        argv = [sys.executable, *flags, '-c', _BOOT.format(path=_PACKAGE_PARENT),
-                str(request_r), str(reply_w)]
+        plan = launch.plan(self.isolation, self.workdir, request_r, reply_w, self.group)
+        started = time.monotonic()
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, pass_fds=(request_r, reply_w), cwd=copy,
-                env=env, start_new_session=True, close_fds=True)
+                plan.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, pass_fds=(request_r, reply_w), cwd=plan.cwd,
+                env=plan.env, start_new_session=True, close_fds=True)
         finally:
             os.close(request_r)
             os.close(reply_w)
+        try:  # the runner's few lines, then end of input (no one types while grading)
+            self.proc.stdin.write(plan.boot)
+            self.proc.stdin.close()
+        except OSError:
+            pass
         self._request_fd = request_w
         self._reader = protocol.Reader(reply_r)
         cap = self.settings.output_kb * 1024
         self._drains = [_Drain(self.proc.stdout, cap), _Drain(self.proc.stderr, cap)]
         for drain in self._drains:
             drain.start()
+        copy = plan.copy_inside
         hello = {
             'probe': self.probe,
-            'module_path': str(copy / self.module_relpath),
-            'submission_root': str(copy) + os.sep,
+            'module_path': f'{copy}/{self.module_relpath}',
+            'submission_root': copy + '/',
             'options': self.options,
             'load_seconds': self.load_seconds,
             'output_chars': cap,
             'layers': self._child_layers(),
         }
         self.loaded = self._exchange(hello, self.load_seconds + GRACE_SECONDS + 2.0)
+        self.start_seconds = time.monotonic() - started
+        sandbox = self.loaded.observation.get('sandbox') if self.loaded.ok else None
+        if isinstance(sandbox, dict) and sandbox.get('failed'):
+            self._kill()
+            self.loaded = Reply(status='crashed',
+                                error=f"the sandbox could not be set up: {sandbox['failed']}")
+        elif self.loaded.status == 'crashed' and self._exit_code == _JOIN_FAILED:
+            self.loaded = Reply(status='crashed',
+                                error='the sandbox could not be set up: joining its cgroup failed')
         return self.loaded
 
     def _child_layers(self):
-        layers = {}
+        layers = {'audit-hook': self.isolation.has('audit-hook')}
         if 'rlimits' in self.isolation.layers:
             layers['rlimits'] = {
                 'cpu_seconds': self.cpu_seconds,
                 'memory_mb': self.settings.memory_mb,
                 'file_mb': self.settings.file_mb,
                 'open_files': self.settings.open_files,
+                'processes': self.settings.processes,
             }
+        if self.isolation.has('uid-drop'):
+            layers['uid-drop'] = {'uid': self.uid, 'gid': self.uid}
+        if self.isolation.has('seccomp'):
+            layers['seccomp'] = True
         return layers
 
     def call(self, payload, limit):
@@ -239,9 +286,17 @@ class Session:
                 return Reply(status='crashed', error='the module could not be loaded again: '
                              + (loaded.error or loaded.observation.get('error') or ''),
                              limit=limit)
-        reply = self._exchange({'op': 'call', 'payload': payload, 'limit': limit},
-                               limit + max(GRACE_SECONDS, 0.25 * limit))
+        wall = wall_allowance(limit)
+        reply = self._exchange({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
+                               wall + max(GRACE_SECONDS, 0.25 * limit))
         reply.limit = limit
+        if reply.status == 'timeout':
+            if reply.error == 'wall' or reply.error.startswith('no answer'):
+                reply.error = (f'timed out: no answer within {wall:.1f} s of wall time '
+                               '(waiting for something that never comes?)')
+            else:
+                reply.error = f'timed out after {limit:.2f} s of CPU time'
+                reply.cpu = max(reply.cpu, limit)
         return reply
 
     def _exchange(self, message, wait):
@@ -255,7 +310,7 @@ class Session:
         except protocol.ChannelTimeout:
             self._kill()
             return Reply(status='timeout', wall=time.monotonic() - started,
-                         error=f'timed out after {wait:.1f} s')
+                         error=f'no answer within {wait:.1f} s')
         except (protocol.ChannelClosed, BrokenPipeError, OSError):
             code = self._reap()
             return Reply(status='crashed', wall=time.monotonic() - started,
@@ -272,10 +327,8 @@ class Session:
                          error='the sandbox reply was malformed (tampered channel?)')
         status = raw['status']
         error = raw.get('error', '')
-        if status == 'timeout':
-            error = 'timed out'
         return Reply(status=status, observation=raw.get('observation', {}), error=error,
-                     elapsed=raw.get('elapsed', 0.0), wall=wall,
+                     elapsed=raw.get('elapsed', 0.0), wall=wall, cpu=raw.get('cpu', 0.0),
                      output=raw.get('output', ''), output_bytes=raw.get('output_bytes', 0))
 
     # -- teardown ------------------------------------------------------
@@ -287,40 +340,52 @@ class Session:
             code = self.proc.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
             code = None
+        if code is not None and code > 128 and self.isolation.has('namespaces'):
+            code = -(code - 128)  # bubblewrap reports a fatal signal as 128 + its number
+        self._exit_code = code
         self._kill()
         return code
 
     def _kill(self):
+        """Kill the child and everything it started; close the channel."""
         proc, self.proc = self.proc, None
-        if self._request_fd is not None:
+        for fd in (self._request_fd, self._reader.fd if self._reader else None):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._request_fd, self._reader = None, None
+        sweep = self.isolation.has('subreaper') and self.workdir is not None
+        if proc is not None:
+            # The sandbox's own first process goes first, so that bubblewrap,
+            # its parent, reaps it: killed together, it would be orphaned to
+            # the system's init, which may never reap it.
+            reaper.kill_children(proc.pid)
+            if self.group is not None:
+                self.group.kill()
+            if sweep:  # orphans first, while the child they may watch still lives
+                reaper.sweep(str(self.workdir))
             try:
-                os.close(self._request_fd)
-            except OSError:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
                 pass
-            self._request_fd = None
-        if self._reader is not None:
             try:
-                os.close(self._reader.fd)
-            except OSError:
+                proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
                 pass
-            self._reader = None
-        if proc is None:
-            return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            pass
-        for drain in self._drains:
-            drain.join(timeout=0.5)
-        for stream in (proc.stdout, proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+            for drain in self._drains:
+                drain.join(timeout=0.5)
+            for stream in (proc.stdout, proc.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        if sweep:
+            reaper.sweep(str(self.workdir))
 
     def output(self):
         """What the child wrote to its real stdout/stderr (capped), as text."""

@@ -131,8 +131,9 @@ def default_cases(options=None):
     """The fixture cases: openings, middle games, endings; depths 1 to 6."""
     return [
         # Openings.
+        # The empty board also starts the optional plays_well games.
         from_moves('empty-board-d4', 'the computer opens', [], 'o', 4,
-                   ['opening', 'pruning']),
+                   ['opening', 'pruning', 'games']),
         from_moves('centre-reply-d1', 'the human opened in the centre',
                    [3], 'x', 1, ['opening']),
         from_moves('centre-reply-d3', 'the human opened in the centre',

@@ -235,3 +235,22 @@ def canonical_evaluation(root_board):
         return _value(cells, o_to_move)
 
     return evaluation
+
+
+def value_parts(board, o_to_move=True):
+    """The canonical evaluation split into its terms, for feedback.
+
+    ``{'four': +512/-512/0 or None, 'horizontal': int, 'vertical': int,
+    'diagonal': int, 'side_to_move': +16/-16}``; ``four`` is set (and the
+    other terms are then not part of the value) when somebody has four in a
+    row or the board is full.
+    """
+    cells = _flatten(board)
+    value = _value(cells, o_to_move)
+    parts = {'four': value if value in (WIN_VALUE, -WIN_VALUE) or EMPTY not in cells else None}
+    for name, segments in (('horizontal', HORIZONTAL), ('vertical', VERTICAL),
+                           ('diagonal', DIAGONAL)):
+        parts[name] = sum(_SCORES[tuple(cells[r * COLS + c] for r, c in segment)]
+                          for segment in segments)
+    parts['side_to_move'] = SIDE_TO_MOVE_BONUS if o_to_move else -SIDE_TO_MOVE_BONUS
+    return parts

@@ -124,3 +124,56 @@ def render_side_by_side(states, captions=None, gap="   ", blank="."):
     for row in range(SIDE):
         lines.append(gap.join(grid[row].ljust(width) for grid in grids).rstrip())
     return "\n".join(lines)
+
+
+_FRAME = " \t[](),|'\""
+_BLANKS = "._"
+
+
+def _digits(line):
+    """The tiles of a printed line (blank as 0, '.' or '_'), or None if it is not a row of tiles."""
+    text = "".join(ch for ch in line if ch not in _FRAME)
+    text = "".join("0" if ch in _BLANKS else ch for ch in text)
+    return [int(ch) for ch in text] if text.isdigit() and text.isascii() else None
+
+
+def printed_states(text):
+    """The states found in printed text, in order.
+
+    A state is either three consecutive lines of three tiles each (``123``,
+    ``1 2 3``, ``[1, 2, 3]``) or one line of nine tiles; a line of anything
+    else ends a grid. Groups that are not a permutation of 0..8 are skipped.
+    """
+    states, rows = [], []
+    for line in text.splitlines():
+        tiles = _digits(line)
+        if tiles is not None and len(tiles) == 9:
+            rows = []
+            if is_state(tiles):
+                states.append(tuple(tiles))
+            continue
+        if tiles is None or len(tiles) != SIDE:
+            rows = []
+            continue
+        rows.append(tiles)
+        if len(rows) == SIDE:
+            state = rows[0] + rows[1] + rows[2]
+            rows = []
+            if is_state(state):
+                states.append(tuple(state))
+    return states
+
+
+def printed_path(text, start):
+    """The path a search printed: from the last ``start`` before the last goal, to that goal.
+
+    Debugging output printed before the path (expanded states, the start)
+    is left out this way. None if no state was printed.
+    """
+    states = printed_states(text)
+    if not states:
+        return None
+    start = tuple(start)
+    end = max((i for i, s in enumerate(states) if s == GOAL), default=len(states) - 1)
+    begin = max((i for i, s in enumerate(states[:end + 1]) if s == start), default=0)
+    return states[begin:end + 1]

@@ -170,7 +170,7 @@ class TicTacToe(base.Exercise):
                 else:
                     results.append(outcome(check, True, 'well-formed, board restored'))
             elif check == 'timeouts':
-                seconds = f'{reply.wall:.2f} s of {reply.limit:.2f} s'
+                seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time'
                 results.append(outcome(check, value_ok,
                                        seconds if value_ok else f'{seconds}, but the value is wrong',
                                        returned))

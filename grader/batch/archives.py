@@ -1,0 +1,247 @@
+"""Reading submissions into memory safely, and packing them for shipping.
+
+A submission travels through the batch as a *file map*: ``{relative posix
+path: bytes}``.  It is read from a folder or a zip archive under
+:class:`Limits`, never trusting the archive:
+
+- an entry with an absolute path or a ``..`` component refuses the archive
+  (it would write outside the folder it is unpacked into);
+- symbolic links are skipped, in folders and in archives, never followed;
+- a submission with more files or more bytes than the limits is refused
+  (against zip bombs); sizes are counted on the bytes actually inflated, not
+  on what the archive's headers claim;
+- unreadable, encrypted or truncated archives are refused with a sentence
+  saying so.
+
+Clutter that is never part of a solution (``__MACOSX``, ``.git``,
+``__pycache__``, ``.DS_Store``...) is left out, so that the content hash of
+an unchanged resubmission stays the same.  :func:`pack` writes a file map as
+a deterministic zip (sorted names, fixed dates): the bytes stored in the
+gradebook and shipped to a worker, where :func:`unpack` writes them out.
+"""
+import hashlib
+import io
+import os
+import re
+import stat
+import zipfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+JUNK = frozenset({'__MACOSX', '.DS_Store', 'Thumbs.db', 'desktop.ini', '.git', '.hg', '.svn',
+                  '__pycache__', '.venv', 'venv', 'node_modules', '.idea', '.vscode',
+                  '.ipynb_checkpoints', '.pytest_cache', '.mypy_cache'})
+"""File and folder names left out of every submission."""
+
+_FIXED_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most one submission may hold once unpacked."""
+
+    max_bytes: int = 50 * 1024 * 1024
+    max_files: int = 2000
+    max_depth: int = 2
+    """Archives inside archives unpacked: the class archive, then one level of
+    student zips; a zip found deeper stays a file."""
+
+    @property
+    def megabytes(self):
+        return self.max_bytes / (1024 * 1024)
+
+
+class Refused(Exception):
+    """A submission that cannot be read; ``str()`` is the reason, for the instructor."""
+
+
+def is_junk(path):
+    return any(part in JUNK for part in PurePosixPath(path).parts)
+
+
+def safe_name(name):
+    """``name`` as a clean relative posix path, or :class:`Refused`."""
+    text = name.replace('\\', '/')
+    if text.startswith('/') or re.match(r'^[A-Za-z]:', text):
+        raise Refused(f'the archive entry {name!r} is an absolute path; archive refused')
+    parts = [p for p in text.split('/') if p not in ('', '.')]
+    if '..' in parts:
+        raise Refused(f'the archive entry {name!r} points outside the archive; archive refused')
+    return '/'.join(parts)
+
+
+def is_symlink(info):
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+class _Budget:
+    """Counts files and bytes against the limits of one submission."""
+
+    def __init__(self, limits):
+        self.limits = limits
+        self.files = 0
+        self.bytes = 0
+
+    def add_file(self):
+        self.files += 1
+        if self.files > self.limits.max_files:
+            raise Refused(f'more than {self.limits.max_files} files; refused (zip bomb?)')
+
+    @property
+    def room(self):
+        return self.limits.max_bytes - self.bytes
+
+    def add_bytes(self, count):
+        self.bytes += count
+        if self.bytes > self.limits.max_bytes:
+            raise Refused(f'larger than {self.limits.megabytes:g} MB unpacked; refused (zip bomb?)')
+
+
+def open_zip(source):
+    """A :class:`zipfile.ZipFile` on a path or bytes, or :class:`Refused`."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        raise Refused(f'not a readable zip archive ({error})') from None
+
+
+def zip_members(archive):
+    """``[(clean name, info)]`` of the regular files of an archive, clutter and links left out.
+
+    Raises :class:`Refused` if any entry would land outside the archive.
+    """
+    members = []
+    for info in archive.infolist():
+        name = safe_name(info.filename)
+        if not name or info.is_dir() or is_symlink(info) or is_junk(name):
+            continue
+        members.append((name, info))
+    return members
+
+
+def read_members(archive, members, limits, budget=None, strip=''):
+    """The file map of ``members`` (from :func:`zip_members`), ``strip`` removed from names."""
+    budget = budget or _Budget(limits)
+    files = {}
+    for name, info in members:
+        if strip:
+            name = name[len(strip):]
+        if name in files:
+            continue
+        budget.add_file()
+        if info.file_size > budget.room:
+            budget.add_bytes(info.file_size)
+        try:
+            with archive.open(info) as stream:
+                data = stream.read(budget.room + 1)
+        except RuntimeError as error:          # encrypted
+            raise Refused(f'{info.filename}: {error}') from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:
+            raise Refused(f'{info.filename}: damaged archive entry ({error})') from None
+        budget.add_bytes(len(data))
+        files[name] = data
+    return files
+
+
+def read_zip(source, limits):
+    """The file map of a whole zip archive (path or bytes)."""
+    with open_zip(source) as archive:
+        return read_members(archive, zip_members(archive), limits)
+
+
+def read_folder(folder, limits):
+    """The file map of a folder on disk; symbolic links are skipped, never followed."""
+    folder = Path(folder)
+    budget = _Budget(limits)
+    files = {}
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs
+                         if d not in JUNK and not os.path.islink(os.path.join(root, d)))
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            if name in JUNK or os.path.islink(path) or not os.path.isfile(path):
+                continue
+            budget.add_file()
+            budget.add_bytes(os.path.getsize(path))
+            files[Path(path).relative_to(folder).as_posix()] = Path(path).read_bytes()
+    return files
+
+
+def normalise(files, limits, depth=1):
+    """Unpack the zips a student uploaded and drop wrapper folders.
+
+    A zip inside the submission is unpacked where it lies (its own files win
+    over nothing: a loose file of the same name is kept) while the nesting
+    depth allows.  Then, while everything sits in one folder other than
+    ``src`` (``project/tictactoe.py``), that folder is removed from the
+    names, so that exercise files are found at the top or under ``src/``.
+    """
+    out = {}
+    budget = _Budget(limits)
+    for name in sorted(files):
+        data = files[name]
+        if name.lower().endswith('.zip') and depth < limits.max_depth:
+            folder = str(PurePosixPath(name).parent)
+            prefix = '' if folder == '.' else folder + '/'
+            try:
+                inner = read_zip(data, limits)
+            except Refused as error:
+                raise Refused(f'{name}: {error}') from None
+            for inner_name, inner_data in normalise(inner, limits, depth + 1).items():
+                target = prefix + inner_name
+                if target not in files and target not in out:
+                    budget.add_file()
+                    budget.add_bytes(len(inner_data))
+                    out[target] = inner_data
+            continue
+        budget.add_file()
+        budget.add_bytes(len(data))
+        out[name] = data
+    return unwrap(out)
+
+
+def unwrap(files):
+    """Remove single wrapper folders (never ``src``) from the names."""
+    while files:
+        tops = {name.split('/', 1)[0] for name in files}
+        if len(tops) != 1 or any('/' not in name for name in files):
+            break
+        top = tops.pop()
+        if top == 'src':
+            break
+        files = {name[len(top) + 1:]: data for name, data in files.items()}
+    return files
+
+
+def content_hash(files):
+    """``sha256:...`` over the names and bytes of a file map (order-free)."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        data = files[name]
+        digest.update(f'{name}\0{len(data)}\0'.encode())
+        digest.update(data)
+    return 'sha256:' + digest.hexdigest()
+
+
+def pack(files):
+    """A deterministic zip of a file map: same files, same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=_FIXED_DATE)
+            info.external_attr = (stat.S_IFREG | 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, files[name])
+    return buffer.getvalue()
+
+
+def unpack(blob, folder, limits=Limits()):
+    """Write the files of a packed submission under ``folder`` (checked again)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in read_zip(blob, limits).items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return folder

@@ -1,0 +1,279 @@
+"""A batch from start to end: take in the source, grade what is missing, write outputs.
+
+1. *Intake*: every entry of the source is read (safely), packed and stored
+   in the gradebook with its identity and content hash; entries that cannot
+   be read are stored with the reason.
+2. *Plan*: a submission is graded when it has no current result, when its
+   current result is a grader error, or when its content or submission time
+   changed; with ``--regrade`` (or when resuming an interrupted regrade)
+   also when its result is older than the regrade.  An unchanged
+   resubmission keeps its result.
+3. *Grade*: the executor grades the planned submissions; each outcome is
+   committed the moment it arrives.
+4. *Outputs*: CSV gradebook, Moodle worksheet, feedback files, overview,
+   problems; all rewritten from the gradebook.
+"""
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import __version__, fixtures
+from grader.batch import archives, compare, exports, identity, overview, sources
+from grader.batch.gradebook import Gradebook, exists
+from grader.batch.progress import Progress
+from grader.errors import UserError
+
+FEEDBACK_STYLES = ('md', 'html', 'none')
+
+
+@dataclass
+class Settings:
+    out: Path
+    executor: object = None
+    limits: archives.Limits = field(default_factory=archives.Limits)
+    assignment: str = None
+    feedback: str = 'md'
+    progress: bool = None
+    worksheet: Path = None
+    roster: Path = None
+    kind: str = None
+
+
+@dataclass
+class Summary:
+    run_id: int = None
+    submissions: int = 0
+    unreadable: int = 0
+    """Entries of the source that could not be read (recorded as ungradable)."""
+    planned: int = 0
+    graded: int = 0
+    ungradable: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    stale: int = 0
+    problems: int = 0
+    """Submissions without a graded result once the run ended (see problems.csv)."""
+    written: list = field(default_factory=list)
+    changes: list = field(default_factory=list)
+    """For regrades: ``[(record, new status, new result, [sentences])]``."""
+
+    @property
+    def kept(self):
+        """Submissions whose result in the gradebook was kept as it was."""
+        return self.submissions - self.unreadable - self.planned
+
+
+# -- digests -----------------------------------------------------------------------
+def policy_digest(policy):
+    return 'sha256:' + hashlib.sha256(Path(policy.path).read_bytes()).hexdigest()
+
+
+def fixture_paths(policy, exercise_names):
+    paths = []
+    for name in exercise_names:
+        settings = policy.exercises[name]
+        paths += list(settings.fixtures)
+        paths += [p for p in settings.hidden_fixtures if Path(p).is_file()]
+    return paths
+
+
+def fixtures_digest(policy, assignment=None):
+    """The digest a result graded now would carry (all exercises without an assignment)."""
+    if assignment is not None and assignment in policy.assignments:
+        names = policy.assignments[assignment].exercises
+    else:
+        names = list(policy.exercises)
+    return fixtures.digest(fixture_paths(policy, names))
+
+
+def stale(policy, records):
+    """Graded records whose grader version or fixtures differ from today's."""
+    digests, out = {}, []
+    for record in records:
+        if record.status != 'graded':
+            continue
+        assignment = record.result['assignment']
+        if assignment not in digests:
+            digests[assignment] = fixtures_digest(policy, assignment)
+        if (record.fixtures_digest != digests[assignment]
+                or record.grader_version != __version__):
+            out.append(record)
+    return out
+
+
+# -- the batch ---------------------------------------------------------------------
+def batch(policy, source, settings, mode='new'):
+    """Grade a class from ``source`` into ``settings.out``: a :class:`Summary`.
+
+    ``mode`` is ``new`` (the folder must not hold a gradebook yet), ``resume``
+    (grade what is missing) or ``regrade`` (grade everything again).
+    """
+    out = Path(settings.out)
+    if mode == 'new' and exists(out):
+        raise UserError('this folder already holds a gradebook: pass --resume to grade what is '
+                        'missing, or --regrade to grade everything again', out)
+    worksheet = identity.moodle_worksheet(settings.worksheet) if settings.worksheet else None
+    students = identity.roster(settings.roster) if settings.roster else None
+    with Gradebook(out, create=True) as book:
+        fresh_since = book.unfinished_regrade() if mode == 'resume' else None
+        summary = Summary()
+        summary.run_id = book.start_run(
+            mode if mode != 'new' else 'batch', source=Path(source).resolve(),
+            executor=settings.executor.name, workers=settings.executor.workers,
+            grader_version=__version__, fixtures_digest=fixtures_digest(policy),
+            policy_digest=policy_digest(policy),
+            fresh_since=0 if mode == 'regrade' else fresh_since)
+        if mode == 'regrade':
+            fresh_since = summary.run_id
+        if settings.worksheet:
+            book.set_meta('moodle_worksheet',
+                          Path(settings.worksheet).read_text(encoding='utf-8-sig'))
+        try:
+            entries = sources.scan(source, settings.limits, kind=settings.kind,
+                                   clones=out / 'repos', refresh=mode != 'resume',
+                                   worksheet=worksheet, students=students)
+            intake(book, entries, summary.run_id)
+            summary.submissions = len(entries)
+            summary.unreadable = sum(1 for e in entries if e.problem)
+            keys = book.pending(fresh_since)
+            _grade(book, keys, summary, settings, policy)
+        except KeyboardInterrupt:
+            book.finish_run(summary.run_id, 'interrupted')
+            raise
+        book.finish_run(summary.run_id)
+        summary.written = export(book, policy, settings)
+        _totals(summary, policy, book.records())
+    return summary
+
+
+def _totals(summary, policy, records):
+    summary.stale = len(stale(policy, records))
+    summary.problems = len(exports.problems(records))
+
+
+def intake(book, entries, run_id):
+    """Store every entry; an unreadable one gets its ``ungradable`` result now."""
+    for entry in entries:
+        who = entry.identity
+        if entry.problem:
+            book.put_submission(who, '', None, entry.problem, run_id)
+            current = book.current(who.key)
+            if (not current or current['status'] != 'ungradable'
+                    or current['reason'] != entry.problem):
+                book.record(who.key, run_id, 'ungradable', content_hash='',
+                            submitted_at=who.submitted_at, reason=entry.problem)
+            continue
+        book.put_submission(who, archives.content_hash(entry.files), archives.pack(entry.files),
+                            '', run_id)
+
+
+def jobs(book, keys, assignment=None):
+    """The jobs for ``keys``, read from the gradebook one at a time."""
+    for key in keys:
+        row = book.submission(key)
+        yield {'key': key, 'student_id': row['student_id'], 'name': row['name'],
+               'content_hash': row['content_hash'], 'submitted_at': row['submitted_at'],
+               'assignment': assignment, 'archive': book.archive(key)}
+
+
+def _grade(book, keys, summary, settings, policy):
+    summary.planned = len(keys)
+    started = time.monotonic()
+    with Progress(len(keys), settings.progress) as bar:
+        for job, outcome in settings.executor.grade(jobs(book, keys, settings.assignment)):
+            book.record(job['key'], summary.run_id, outcome['status'],
+                        content_hash=job['content_hash'], submitted_at=job['submitted_at'],
+                        result=outcome.get('result'), reason=outcome.get('reason', ''),
+                        seconds=outcome.get('seconds'), worker=outcome.get('worker', ''))
+            _count(summary, outcome['status'])
+            bar.update(failed=outcome['status'] != 'graded')
+    summary.seconds = time.monotonic() - started
+
+
+def _count(summary, status):
+    if status == 'graded':
+        summary.graded += 1
+    elif status == 'ungradable':
+        summary.ungradable += 1
+    else:
+        summary.errors += 1
+
+
+# -- regrading a gradebook ------------------------------------------------------------
+def regrade(policy, settings, diff=False, resume=False, only=None):
+    """Grade a gradebook's stored submissions again with today's policy and fixtures.
+
+    With ``diff`` nothing is written: the summary's ``changes`` say whose
+    result would change.  Otherwise the fresh results replace the current
+    ones (the old ones stay in the history) and the outputs are rewritten.
+    """
+    with Gradebook(settings.out) as book:
+        records = {r.identity.key: r for r in book.records()}
+        if only:
+            unknown = sorted(set(only) - set(records))
+            if unknown:
+                raise UserError(f'no submission {", ".join(unknown)} in this gradebook',
+                                book.path)
+        fresh_since = book.unfinished_regrade() if resume else None
+        summary = Summary(submissions=len(records))
+        if not diff:
+            summary.run_id = book.start_run(
+                'regrade', source=str(book.path), executor=settings.executor.name,
+                workers=settings.executor.workers, grader_version=__version__,
+                fixtures_digest=fixtures_digest(policy), policy_digest=policy_digest(policy),
+                fresh_since=fresh_since or 0)
+            fresh_since = fresh_since or summary.run_id
+        gradable = [k for k, r in records.items() if not book.submission(k)['problem']]
+        keys = book.pending(fresh_since) if fresh_since else gradable
+        keys = [k for k in keys if k in gradable and (not only or k in only)]
+        summary.planned = len(keys)
+        started = time.monotonic()
+        try:
+            with Progress(len(keys), settings.progress, desc='regrading') as bar:
+                for job, outcome in settings.executor.grade(jobs(book, keys, settings.assignment)):
+                    record = records[job['key']]
+                    said = compare.changes(record.status, record.result, outcome['status'],
+                                           outcome.get('result'))
+                    if said:
+                        summary.changes.append((record, outcome['status'],
+                                                outcome.get('result'), said))
+                    if not diff:
+                        book.record(job['key'], summary.run_id, outcome['status'],
+                                    content_hash=job['content_hash'],
+                                    submitted_at=job['submitted_at'],
+                                    result=outcome.get('result'), reason=outcome.get('reason', ''),
+                                    seconds=outcome.get('seconds'),
+                                    worker=outcome.get('worker', ''))
+                    _count(summary, outcome['status'])
+                    bar.update(failed=outcome['status'] != 'graded')
+        except KeyboardInterrupt:
+            if summary.run_id:
+                book.finish_run(summary.run_id, 'interrupted')
+            raise
+        summary.seconds = time.monotonic() - started
+        summary.changes.sort(key=lambda c: c[0].identity.key)
+        if not diff:
+            book.finish_run(summary.run_id)
+            summary.written = export(book, policy, settings)
+            _totals(summary, policy, book.records())
+    return summary
+
+
+# -- outputs ------------------------------------------------------------------------
+def export(book, policy, settings):
+    """Rewrite every output file from the gradebook; the paths written."""
+    out = Path(settings.out)
+    records = book.records()
+    written = [out / 'grades.csv', out / 'problems.csv', out / 'overview.md',
+               out / 'overview.png']
+    exports.write_grades(records, out / 'grades.csv')
+    exports.write_problems(records, out / 'problems.csv')
+    overview.write(records, out)
+    if exports.write_moodle(records, out / 'moodle-worksheet.csv',
+                            book.meta('moodle_worksheet') or ''):
+        written.append(out / 'moodle-worksheet.csv')
+    if settings.feedback != 'none':
+        exports.write_feedback(records, out / 'feedback', settings.feedback)
+        written.append(out / 'feedback')
+    return written

@@ -1,0 +1,87 @@
+"""Grading one packed submission, in a worker process of the pool or of Dask.
+
+Each worker process keeps one :class:`grader.engine.Run` per course: it is
+calibrated once, on the machine that grades, and reused for every
+submission.  A job carries the packed files, never a path, so a local
+process and a Dask worker on another machine grade in exactly the same way:
+unpack into a private temporary folder, :func:`grader.engine.grade` it (the
+sandboxed children are started there), and return the outcome as plain
+data:
+
+``{'status': 'graded', 'result': {...}, 'seconds': s, 'worker': 'host:pid'}``,
+or ``{'status': 'ungradable' | 'error', 'reason': '...', ...}``.
+"""
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+_courses = {}
+_lock = threading.Lock()
+
+
+def _course(name, load):
+    """The ``(policy, run)`` of a course in this process (made on first use)."""
+    with _lock:
+        if name not in _courses:
+            from grader import engine
+            policy = load()
+            _courses[name] = (policy, engine.Run(policy))
+        return _courses[name]
+
+
+def grade_local(policy_path, job):
+    """A job of the local pool (same machine: the policy is read from its file)."""
+    from grader import config
+    try:
+        course = _course(('path', str(policy_path)), lambda: config.load(policy_path))
+    except Exception as error:      # noqa: BLE001 -- reported, then retried by --resume
+        return _failure('error', f'the worker could not start grading: {error}')
+    return grade(*course, job)
+
+
+def grade_remote(bundle_blob, digest, job):
+    """A Dask task: the course arrives as a bundle (see :mod:`grader.batch.bundle`)."""
+    from grader.batch import bundle
+    try:
+        course = _course(('bundle', digest), lambda: bundle.load(bundle_blob, digest))
+    except Exception as error:      # noqa: BLE001
+        return _failure('error', f'the worker could not start grading: {error}')
+    return grade(*course, job)
+
+
+def grade(policy, run, job):
+    """Grade one job: the outcome mapping described above."""
+    from grader import engine
+    from grader.batch import archives
+    from grader.errors import UserError
+
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix='grader-batch-') as tmp:
+            folder = archives.unpack(job['archive'], Path(tmp) / 'submission')
+            result = engine.grade(policy, folder, assignment=job.get('assignment'), run=run,
+                                  submitted_at=job.get('submitted_at') or None)
+    except archives.Refused as error:
+        return _failure('ungradable', str(error), started)
+    except UserError as error:
+        return _failure('ungradable', error.message, started)
+    except Exception as error:      # noqa: BLE001 -- a grader failure, retried by --resume
+        return _failure('error', f'{type(error).__name__}: {error}', started)
+    data = result.to_dict()
+    data['submission'] = {k: job[k] for k in ('key', 'student_id', 'name', 'content_hash')
+                          if k in job}
+    return {'status': 'graded', 'result': data, 'reason': '',
+            'seconds': round(time.monotonic() - started, 3), 'worker': _where()}
+
+
+def _failure(status, reason, started=None):
+    seconds = round(time.monotonic() - started, 3) if started else None
+    return {'status': status, 'reason': reason, 'result': None, 'seconds': seconds,
+            'worker': _where()}
+
+
+def _where():
+    return f'{socket.gethostname()}:{os.getpid()}'

@@ -1,0 +1,485 @@
+"""Connect four judge: runs in the parent and decides every check.
+
+The search is graded with the sheet's evaluation put in place of the
+student's (:func:`rules.canonical_evaluation`), so a kept diagonal bug or
+tuned weights change only the ``evaluation`` check.  Each case sends three
+requests: ``alphabetapruning`` under the alpha-beta time limit; ``minimax``
+under its own limit, run only when ``alphabetapruning`` is the empty
+placeholder; and the student's own ``evaluation`` of the position.  The
+reply of the entry point graded is judged; which one it was is a fact.
+
+Checks (points come from grading.yaml):
+
+- ``values``: the returned value equals the depth-limited minimax value.
+- ``moves``: the returned column is legal and one of the optimal columns.
+- ``timeouts``: the call finished within its calibrated limit, with the
+  right answer.
+- ``balance``: the board and ``self.moves`` are the same after the call as
+  before, on a case whose answer is right.
+- ``pruning``: on cases tagged ``pruning`` (depth 4-6, at least 1000
+  minimax leaves), the leaf evaluations (calls of the injected evaluation)
+  are at most ``margin`` times plain minimax's, on a case whose answer is
+  right.  MakeMove calls (or whole-board copies) against minimax's are
+  reported beside it, and decide when the search never calls
+  ``self.evaluation``.  Measured: correct alpha-beta with the handout's
+  move order 0.02-0.17 of minimax's leaves, with columns tried left to
+  right up to 0.42; a search that does not prune 1.0.  Margin 0.5.
+- ``evaluation``: the student's own evaluation of the case position equals
+  the sheet's (information only by default).
+- ``plays_well``: off unless ``games`` > 0; the student's
+  ``searchingfunction`` with their own evaluation plays seeded games
+  against a one-ply greedy 'x' from the positions of cases tagged
+  ``games``, and may lose at most ``max_losses`` of them.
+"""
+import statistics
+
+from grader.exercises import base
+from grader.exercises.connect4 import rules
+
+PLAIN = {'type': 'object', 'required': ['kind']}
+ROWS = {'type': ['array', 'null'], 'minItems': 6, 'maxItems': 6,
+        'items': {'type': 'string', 'pattern': '^[.xo?]{7}$'}}
+COUNT = {'type': 'integer', 'minimum': 0}
+
+OBSERVATION = {
+    'type': 'object',
+    'required': ['task'],
+    'oneOf': [
+        {'properties': {
+            'task': {'const': 'search'},
+            'entry': {'enum': ['alphabetapruning', 'minimax']},
+            'skipped': {'type': 'boolean'}, 'missing': {'type': 'boolean'},
+            'result': {'type': 'object', 'required': ['shape']},
+            'board_after': ROWS, 'moves_before': COUNT, 'moves_after': PLAIN,
+            'leaves': COUNT, 'makemoves': COUNT, 'copies': COUNT,
+            'seconds': {'type': 'number', 'minimum': 0}},
+         'required': ['entry', 'skipped', 'missing', 'result', 'board_after', 'moves_before',
+                      'moves_after', 'leaves', 'makemoves', 'copies', 'seconds']},
+        {'properties': {'task': {'const': 'evaluate'}, 'value': PLAIN},
+         'required': ['value']},
+        {'properties': {
+            'task': {'const': 'game'},
+            'outcome': {'enum': ['win', 'loss', 'draw']},
+            'reason': {'type': 'string'},
+            'columns': {'type': 'array', 'items': {'type': 'integer', 'minimum': 0,
+                                                   'maximum': 6}, 'maxItems': 42},
+            'board': ROWS},
+         'required': ['outcome', 'reason', 'columns', 'board']},
+    ],
+}
+
+SEARCH_CHECKS = ('values', 'moves', 'timeouts', 'balance')
+WRONG_ANSWER = ('Speed, balance and pruning count only where the value and the column are '
+                'right; see the values and moves checks for this position.')
+ENTRY_CALLS = {
+    'alphabetapruning': "alphabetapruning(board, {depth}, 'o', -1000000000, 1000000000)",
+    'minimax': "minimax(board, {depth}, 'o')",
+}
+
+
+def signed(value):
+    return f'{value:+d}' if value else '0'
+
+
+def is_none(observation):
+    result = observation['result']
+    return result.get('shape') == 'single' and result['item']['kind'] == 'none'
+
+
+def item_text(item):
+    if item['kind'] == 'none':
+        return 'None'
+    if 'value' in item:
+        return str(item['value'])
+    return item.get('repr') or item.get('type') or item['kind']
+
+
+def returned_text(observation):
+    result = observation['result']
+    if result.get('shape') != 'sequence':
+        return item_text(result['item'])
+    text = ', '.join(item_text(item) for item in result['items'])
+    return f'({text})' if result['length'] <= len(result['items']) else f'({text}, ...)'
+
+
+class ConnectFour(base.Exercise):
+    name = 'connect4'
+    title = 'Connect four: depth-limited alpha-beta'
+    files = ('connect4.py',)
+    probe = 'grader.exercises.connect4.probe'
+    observation_schema = OBSERVATION
+    checks = (
+        base.Check('values', 'the value of the position at the given depth', 1.0),
+        base.Check('moves', 'the column is legal and optimal', 1.0),
+        base.Check('timeouts', 'every search answered within its time limit', 0.25),
+        base.Check('balance', 'the board and self.moves are restored after the search', 0.25),
+        base.Check('pruning', 'the search prunes (leaf evaluations against plain minimax)', 0.0),
+        base.Check('evaluation', "the student's own evaluation follows the sheet", 0.0),
+        base.Check('plays_well', 'seeded games against a one-ply greedy player', 0.0),
+    )
+
+    # -- requests --------------------------------------------------------
+    def requests(self, case, settings):
+        search = {'task': 'search', 'board': list(case.input['board']),
+                  'depth': case.input['depth'], 'count': True}
+        requests = [
+            base.Request(dict(search, entry='alphabetapruning')),
+            base.Request(dict(search, entry='minimax', fallback=True), 'minimax'),
+            base.Request({'task': 'evaluate', 'board': list(case.input['board'])}),
+        ]
+        if 'games' in case.tags:
+            requests += [base.Request(payload, 'game') for payload in self.games(settings)]
+        return requests
+
+    @staticmethod
+    def games(settings):
+        count = int(settings.check_param('plays_well', 'games', 0) or 0)
+        depth = int(settings.check_param('plays_well', 'depth', 4))
+        seed = int(settings.check_param('plays_well', 'seed', 2018))
+        return [{'task': 'game', 'seed': seed + i, 'depth': depth,
+                 'first': rules.COMPUTER if i % 2 == 0 else rules.HUMAN}
+                for i in range(count)]
+
+    # -- judging ---------------------------------------------------------
+    def judge(self, case, replies, settings):
+        alphabeta, minimax, evaluation, *games = replies
+        reply, entry = self.graded(alphabeta, minimax)
+        board = rules.parse_board(case.input['board'])
+        checks = list(SEARCH_CHECKS) + (['pruning'] if 'pruning' in case.tags else [])
+        note = Note(case, board, entry)
+        outcomes = self.judge_search(case, board, reply, entry, alphabeta, checks, note,
+                                     settings)
+        outcomes.append(self.judge_evaluation(case, board, evaluation))
+        if games:
+            outcomes += self.judge_games(case, games, settings)
+        return outcomes
+
+    @staticmethod
+    def graded(alphabeta, minimax):
+        """The reply to grade and its entry point.
+
+        ``minimax`` is graded when ``alphabetapruning`` is missing or returned
+        None without searching (no evaluation, no move made: the placeholder)
+        and the fallback request ran (it was not ``skipped``).
+        """
+        obs = alphabeta.observation
+        if alphabeta.ok and (obs['missing'] or (is_none(obs) and not obs['leaves']
+                                                 and not obs['makemoves'] and not obs['copies'])):
+            if not (minimax.ok and minimax.observation['skipped']):
+                return minimax, 'minimax'
+        return alphabeta, 'alphabetapruning'
+
+    def judge_search(self, case, board, reply, entry, alphabeta, checks, note, settings):
+        if not reply.ok:
+            reason = base.failure_message(reply)
+            if reply.status == 'timeout':
+                cause = self.timeout_cause(entry, case)
+            else:
+                cause = f'Your {entry} {reason}.' if reply.status == 'error' else reason
+            return [note.outcome(c, False, reason, cause=cause, measured={'entry': entry})
+                    for c in checks]
+        obs = reply.observation
+        returned = returned_text(obs)
+        value, move, problem = self.read_answer(case, board, obs, entry, alphabeta)
+        measured = {'entry': entry}
+        if problem:
+            cause = (f'Your {entry} {problem}.' if problem.startswith('returned')
+                     else f'{problem}.')
+            return [note.outcome(c, False, problem, returned, cause, measured) for c in checks]
+        expected = case.expected
+        value_ok = value == expected['value']
+        move_ok = move in expected['best_moves']
+        right = value_ok and move_ok
+        changed = self.balance_problem(board, obs)
+        outcomes = []
+        for check in checks:
+            if check == 'values':
+                if value_ok:
+                    outcomes.append(note.outcome(check, True, f'value {signed(value)}',
+                                                 measured=measured))
+                else:
+                    message = (f"value {signed(value)}, expected {signed(expected['value'])}"
+                               if not case.hidden else f'value {signed(value)} is not right')
+                    outcomes.append(note.outcome(check, False, message, returned,
+                                                 self.value_cause(value, expected, obs, changed),
+                                                 measured))
+            elif check == 'moves':
+                outcomes.append(self.judge_move(case, board, value_ok, move, returned, note))
+            elif check == 'timeouts':
+                seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time ({entry})'
+                outcomes.append(note.outcome(check, right, seconds if right else
+                                             f'{seconds}, but the answer is wrong', returned,
+                                             WRONG_ANSWER, {'seconds': round(reply.seconds, 4),
+                                                            'limit': round(reply.limit, 4)}))
+            elif check == 'balance':
+                if changed:
+                    outcomes.append(note.outcome(
+                        check, False, 'left ' + changed, returned,
+                        'Undo every MakeMove with UnmakeMove before returning (or search '
+                        'on copies of the board).'))
+                else:
+                    outcomes.append(note.outcome(check, right, 'board and self.moves restored'
+                                                 if right else 'restored, but the answer is wrong',
+                                                 returned, WRONG_ANSWER))
+            elif check == 'pruning':
+                outcomes.append(self.judge_pruning(case, obs, entry, right, returned, note,
+                                                   settings))
+        return outcomes
+
+    @staticmethod
+    def read_answer(case, board, obs, entry, alphabeta):
+        """``(value, column, problem)``; ``problem`` is a sentence when malformed."""
+        result = obs['result']
+        if result.get('shape') == 'single':
+            kind = result['item']['kind']
+            if kind == 'none':
+                if obs['missing'] and entry == 'minimax':
+                    return None, None, ('alphabetapruning is the empty placeholder and the class '
+                                        'has no minimax: implement one of them')
+                if entry == 'minimax':
+                    return None, None, ('alphabetapruning and minimax both returned None: '
+                                        'implement one of them (the other may stay the '
+                                        'placeholder) and return (value, column)')
+                return None, None, ('returned None instead of the pair (value, column); a '
+                                    'return statement is probably missing on some path')
+            if kind == 'int':
+                return None, None, (f"returned only a number ({result['item']['value']}); "
+                                    'return the pair (value, column)')
+            return None, None, (f"returned a {result['item'].get('type', kind)} instead of "
+                                'the pair (value, column)')
+        if result['length'] != 2:
+            return None, None, (f"returned a sequence of {result['length']} items; expected "
+                                'the pair (value, column)')
+        first, second = result['items']
+        if first['kind'] != 'int':
+            return None, None, (f"returned a {first.get('type', first['kind'])} as the value, "
+                                'not a whole number')
+        value = first['value']
+        move = second['value'] if second['kind'] == 'int' else None
+        expected = case.expected
+        if (move is not None and value != expected['value'] and move == expected['value']
+                and value in rules.legal_moves(board)):
+            return None, None, ('returned (column, value): the pair is swapped; return '
+                                '(value, column)')
+        return value, move, None
+
+    @staticmethod
+    def balance_problem(board, obs):
+        """What the search left changed ('' when the board and moves are restored)."""
+        problems = []
+        after = obs['board_after']
+        if after is None:
+            problems.append('the board no longer 6 rows of 7 cells')
+        else:
+            before = rules.board_rows(board)
+            diffs = [f"row {5 - r} column {c}: '{before[r][c]}' -> '{after[r][c]}'"
+                     for r in range(rules.ROWS) for c in range(rules.COLS)
+                     if before[r][c] != after[r][c]]
+            if diffs:
+                problems.append('the board changed (' + ', '.join(diffs[:3])
+                                + (f' and {len(diffs) - 3} more' if len(diffs) > 3 else '') + ')')
+        moves = obs['moves_after']
+        if moves.get('kind') != 'int':
+            problems.append(f"self.moves a {moves.get('type', moves['kind'])}, not a number")
+        elif moves['value'] != obs['moves_before']:
+            problems.append(f"self.moves changed from {obs['moves_before']} to {moves['value']}")
+        return '; '.join(problems)
+
+    @staticmethod
+    def value_cause(value, expected, obs, changed):
+        if obs['leaves'] == 0:
+            return ('The search never called self.evaluation(board): the grader puts the '
+                    "sheet's evaluation there, so evaluate every leaf by calling it.")
+        if changed:
+            return ('The board or self.moves is not restored after a move is tried, so later '
+                    'moves are searched on a wrong position.')
+        if value == -expected['value'] and value:
+            return ("The sign is flipped: 'o' (the computer) maximizes, and at the root the "
+                    "argument opponent is 'o', the mark to move.")
+        if abs(value) >= 100000000:
+            return ('The starting value +-1000000000 came back: some level returned before '
+                    'trying a move, or without its best value.')
+        return ('Check the depth (children are searched with depth - 1; a position is '
+                'evaluated when depth is 0 or the game is over there) and that max and min '
+                "alternate between 'o' and 'x'.")
+
+    @staticmethod
+    def judge_move(case, board, value_ok, move, returned, note):
+        expected = case.expected
+        legal = rules.legal_moves(board)
+        if move is None or not 0 <= move < rules.COLS:
+            rows = [col for col in expected['best_moves'] if rules.legal_row(board, col) == move]
+            cause = ('This looks like the row where the piece lands (LegalRow), not the column.'
+                     if rows and move is not None else
+                     'Return the column of the best move, 0-6, beside its value.')
+            return note.outcome('moves', False, f'column {move!r} is not a column 0-6', returned,
+                                cause)
+        if move not in legal:
+            return note.outcome('moves', False, f'column {move} is full', returned,
+                                'The move must be one of LegalMoves(board).')
+        if move in expected['best_moves']:
+            return note.outcome('moves', True, f'column {move}')
+        if case.hidden:
+            return note.outcome('moves', False, f'column {move} is not optimal', returned)
+        rows = [col for col in expected['best_moves']
+                if rules.legal_row(board, col) == move and col != move]
+        if rows:
+            cause = 'This looks like the row where the piece lands (LegalRow), not the column.'
+        elif value_ok:
+            cause = ('The value is right but the column is not: remember the column exactly '
+                     'when a child improves the best value, at the root.')
+        else:
+            cause = 'The column follows from the wrong values; fix the values first.'
+        return note.outcome('moves', False, f'column {move} is not optimal', returned, cause)
+
+    @staticmethod
+    def judge_pruning(case, obs, entry, right, returned, note, settings):
+        expected = case.expected
+        margin = float(settings.check_param('pruning', 'margin', 0.5))
+        leaves, nodes = obs['leaves'], max(obs['makemoves'], obs['copies'])
+        leaf_ratio = leaves / expected['minimax_leaves']
+        node_ratio = nodes / expected['minimax_nodes'] if expected['minimax_nodes'] else None
+        measured = {'entry': entry, 'leaves': leaves, 'nodes': nodes,
+                    'minimax_leaves': expected['minimax_leaves'],
+                    'minimax_nodes': expected['minimax_nodes'],
+                    'leaf_ratio': round(leaf_ratio, 4),
+                    'node_ratio': round(node_ratio, 4) if node_ratio is not None else None}
+        summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
+                   f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
+                   f"{leaf_ratio:.3f}")
+        if entry == 'minimax':
+            return note.outcome('pruning', False, 'graded minimax (alphabetapruning is the '
+                                'placeholder): ' + summary, returned,
+                                'Plain minimax visits every leaf; alphabetapruning is what '
+                                'prunes.', measured)
+        if not right:
+            return note.outcome('pruning', False, summary + ', but the answer is wrong', returned,
+                                WRONG_ANSWER, measured)
+        if leaves:
+            prunes = leaf_ratio <= margin
+        else:
+            summary += (' (self.evaluation was never called: judged by the moves made)'
+                        if nodes else ' (nothing could be counted)')
+            prunes = bool(nodes) and node_ratio <= margin
+        if prunes:
+            return note.outcome('pruning', True, summary, measured=measured)
+        return note.outcome('pruning', False, summary + f' (above {margin:g}: no pruning)',
+                            returned, 'Alpha-beta stops trying moves as soon as alpha >= beta; '
+                            'pass alpha and beta down to every recursive call.',
+                            measured=measured)
+
+    @staticmethod
+    def timeout_cause(entry, case):
+        if entry == 'alphabetapruning':
+            return ('Alpha-beta answers well within this limit; a search that does not prune '
+                    '(alpha and beta not passed down, no cut-off) or searches deeper than '
+                    'asked takes many times longer.')
+        return 'Plain minimax fits in this limit; look for an endless loop or a search deeper than asked.'
+
+    @staticmethod
+    def judge_evaluation(case, board, reply):
+        note = Note(case, board, None, 'evaluation(board), with moves = the number of pieces')
+        expected = case.expected['evaluation']
+        if not reply.ok:
+            return note.outcome('evaluation', False, base.failure_message(reply))
+        item = reply.observation['value']
+        if item['kind'] != 'int':
+            return note.outcome('evaluation', False,
+                                f"returned {item_text(item)}, not a whole number")
+        value = item['value']
+        if value == expected:
+            return note.outcome('evaluation', True, f'{signed(value)}')
+        parts = rules.value_parts(board, o_to_move=True)
+        if parts['four'] is not None:
+            detail = f"{signed(parts['four'])} (four in a row or a full board)"
+        else:
+            detail = (f"horizontal {signed(parts['horizontal'])}, vertical "
+                      f"{signed(parts['vertical'])}, diagonal {signed(parts['diagonal'])}, "
+                      f"'o' to move {signed(parts['side_to_move'])}")
+        message = (f'{signed(value)}; the sheet gives {signed(expected)}' if not case.hidden
+                   else f'{signed(value)} differs from the sheet')
+        return note.outcome('evaluation', False, message, signed(value),
+                            f'The sheet scores it as {detail}. Check both diagonal directions '
+                            "and the +16 for the side to move ('o' here).",
+                            show_expected=False)
+
+    @staticmethod
+    def judge_games(case, replies, settings):
+        allowed = int(settings.check_param('plays_well', 'max_losses', 0))
+        results = []
+        for i, reply in enumerate(replies, 1):
+            if reply.ok:
+                results.append(reply.observation)
+            else:
+                results.append({'outcome': 'loss', 'reason': base.failure_message(reply),
+                                'columns': [], 'board': None})
+        losses = sum(r['outcome'] == 'loss' for r in results)
+        outcomes = []
+        for i, result in enumerate(results, 1):
+            lost = result['outcome'] == 'loss' and losses > allowed
+            message = f"{result['outcome']}: {result['reason']} ({losses} lost, {allowed} allowed)"
+            lines = [f'Game {i} against the one-ply greedy player, your searchingfunction '
+                     f'with your evaluation.']
+            if result['board']:
+                lines.append(rules.render_board(rules.parse_board(result['board'])))
+            if result['columns']:
+                lines.append('columns played: ' + ' '.join(map(str, result['columns'])))
+            if lost:
+                lines.append('A depth-limited alpha-beta with the sheet\'s evaluation beats this '
+                             'player; check the evaluation\'s signs and the search depth.')
+            outcomes.append(base.Outcome('plays_well', f'{case.name} game {i}', not lost,
+                                         message, '\n'.join(lines) if lost else '',
+                                         {'outcome': result['outcome']}))
+        return outcomes
+
+    # -- facts -----------------------------------------------------------
+    def facts(self, outcomes, settings):
+        entries = [o.measured['entry'] for o in outcomes
+                   if o.check == 'values' and 'entry' in o.measured]
+        pruning = [o for o in outcomes if o.check == 'pruning']
+        leaf = {o.case: o.measured['leaf_ratio'] for o in pruning if 'leaf_ratio' in o.measured}
+        node = {o.case: o.measured['node_ratio'] for o in pruning if 'node_ratio' in o.measured}
+        facts = {
+            'prunes': bool(pruning) and all(o.passed for o in pruning),
+            'entry': (max(set(entries), key=entries.count) if entries else None),
+            'leaf_ratios': leaf,
+            'node_ratios': node,
+        }
+        if leaf:
+            facts['leaf_ratio_median'] = round(statistics.median(leaf.values()), 4)
+        ratios = [r for r in node.values() if r is not None]
+        if ratios:
+            facts['node_ratio_median'] = round(statistics.median(ratios), 4)
+        games = [o.measured['outcome'] for o in outcomes if o.check == 'plays_well']
+        if games:
+            facts['games'] = {k: games.count(k) for k in ('win', 'draw', 'loss')}
+        return facts
+
+
+class Note:
+    """Feedback for one case: the call, the board, what came back, what was expected."""
+
+    def __init__(self, case, board, entry, call=None):
+        self.case, self.board = case, board
+        depth = case.input['depth']
+        self.call = call or ENTRY_CALLS[entry].format(depth=depth) + " -- 'o' to move, maximizing"
+
+    def outcome(self, check, passed, message, returned='', cause='', measured=None,
+                show_expected=True):
+        if passed:
+            return base.Outcome(check, self.case.name, True, message, '', measured or {})
+        lines = [f'{self.case.name} ({self.case.source})', self.call,
+                 rules.render_board(self.board)]
+        if returned:
+            lines.append(f'returned: {returned}')
+        if show_expected and not self.case.hidden and check not in ('pruning',):
+            expected = self.case.expected
+            best = ', '.join(map(str, expected['best_moves']))
+            lines.append(f"expected: value {signed(expected['value'])}; optimal columns: {best}")
+        if cause:
+            lines.append(cause)
+        return base.Outcome(check, self.case.name, False, message, '\n'.join(lines),
+                            measured or {})
+
+
+EXERCISE = ConnectFour()

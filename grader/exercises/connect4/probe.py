@@ -1,0 +1,281 @@
+"""Connect four probe: runs in the sandboxed child, next to the student module.
+
+Every request builds a fresh ``ConnectFour()`` and sets ``moves`` to the
+number of pieces on the board, as the handout's game would have it.
+
+Requests (from the judge)::
+
+    {"task": "search", "entry": "alphabetapruning" | "minimax",
+     "fallback": bool, "board": [6 rows, top first, '.' empty],
+     "depth": int, "count": bool}
+    {"task": "evaluate", "board": [...]}
+    {"task": "game", "seed": int, "depth": int, "first": "o" | "x"}
+
+``search`` replaces ``evaluation`` on the instance by the canonical one
+(:func:`rules.canonical_evaluation`, counted) and calls
+``alphabetapruning(board, depth, 'o', -1000000000, 1000000000)`` or
+``minimax(board, depth, 'o')`` on a copy of the board.  With ``fallback``
+the call is made only when ``alphabetapruning`` is the empty placeholder
+(it returns None at depth 1); otherwise the reply says ``skipped``.
+Observation::
+
+    {"task": "search", "entry": str, "skipped": bool, "missing": bool,
+     "result": <plain_sequence>, "board_after": [6 rows] | null,
+     "moves_before": int, "moves_after": <plain>, "leaves": int,
+     "makemoves": int, "copies": int, "seconds": float}
+
+``evaluate`` calls the student's own ``evaluation`` on the position ('o' to
+move): ``{"task": "evaluate", "value": <plain>}``.
+
+``game`` plays one game of the student's ``searchingfunction(board, depth,
+'o')`` (their own evaluation) against a seeded one-ply greedy 'x':
+``{"task": "game", "outcome": "win" | "loss" | "draw", "reason": str,
+"columns": [int], "board": [6 rows]}``.
+"""
+import copy
+import random
+
+from grader.exercises.connect4 import rules
+from grader.sandbox import values
+
+ENTRIES = ('alphabetapruning', 'minimax')
+WINDOW = 1000000000
+CELLS = (rules.EMPTY, rules.HUMAN, rules.COMPUTER)
+_deepcopy = copy.deepcopy          # taken before any student code is imported
+
+
+def load(module, options, ctx):
+    """Whether the module defines ``ConnectFour`` with one of the searches."""
+    cls = module.__dict__.get('ConnectFour')
+    found = [name for name in ENTRIES
+             if isinstance(cls, type) and callable(getattr(cls, name, None))]
+    return {'entry': 'ConnectFour.alphabetapruning or ConnectFour.minimax',
+            'defined': bool(found), 'entries': found}
+
+
+def handle(module, payload, options, ctx):
+    task = payload.get('task', 'search')
+    if task == 'evaluate':
+        return {'task': 'evaluate', 'value': values.plain(evaluate(module, payload))}
+    if task == 'game':
+        return dict(play(module, payload), task='game')
+    return search(module, payload, ctx, count=bool(payload.get('count', True)))
+
+
+def direct_call(module, payload, options):
+    """The student call of :func:`handle` without instrumentation: the raw result."""
+    task = payload.get('task', 'search')
+    if task == 'evaluate':
+        return evaluate(module, payload)
+    if task == 'game':
+        return play(module, payload)
+    board = rules.parse_board(payload['board'])
+    if payload.get('fallback') and not placeholder(module, board):
+        return None
+    game = new_game(module, board)
+    object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
+    return call(game, payload['entry'], rules.copy_board(board), payload['depth'])
+
+
+# ---------------------------------------------------------------- search
+
+def new_game(module, board):
+    """A fresh ``ConnectFour()`` whose ``moves`` counts the pieces on ``board``."""
+    game = module.__dict__['ConnectFour']()
+    object.__setattr__(game, 'moves', rules.count_pieces(board))
+    return game
+
+
+def call(game, entry, board, depth):
+    if entry == 'alphabetapruning':
+        return game.alphabetapruning(board, depth, rules.COMPUTER, -WINDOW, WINDOW)
+    return game.minimax(board, depth, rules.COMPUTER)
+
+
+def placeholder(module, board):
+    """True when ``alphabetapruning`` is missing or returns None at depth 1."""
+    game = new_game(module, board)
+    if not callable(getattr(game, 'alphabetapruning', None)):
+        return True
+    object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
+    try:
+        return call(game, 'alphabetapruning', rules.copy_board(board), 1) is None
+    except Exception:  # noqa: BLE001 - implemented, if broken: graded as it is
+        return False
+
+
+def search(module, payload, ctx, count=True):
+    board = rules.parse_board(payload['board'])
+    entry = payload['entry']
+    observation = {'task': 'search', 'entry': entry, 'skipped': False, 'missing': False,
+                   'result': values.plain_sequence(None), 'board_after': None,
+                   'moves_before': rules.count_pieces(board),
+                   'moves_after': values.plain(None),
+                   'leaves': 0, 'makemoves': 0, 'copies': 0, 'seconds': 0.0}
+    if payload.get('fallback') and not placeholder(module, board):
+        observation['skipped'] = True
+        return observation
+    game = new_game(module, board)
+    if not callable(getattr(game, entry, None)):
+        observation['missing'] = True
+        return observation
+    work = rules.copy_board(board)
+    counters = Counters(module, game, board) if count else None
+    if not count:
+        object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
+    start = ctx.perf_counter()
+    try:
+        if counters:
+            counters.install()
+        result = call(game, entry, work, payload['depth'])
+    finally:
+        seconds = ctx.perf_counter() - start
+        if counters:
+            counters.remove()
+    observation.update(result=values.plain_sequence(result), board_after=read_rows(work),
+                       moves_after=values.plain(read_attribute(game, 'moves')),
+                       seconds=round(seconds, 6))
+    if counters:
+        observation.update(leaves=counters.leaves(), makemoves=counters.makemoves(),
+                           copies=counters.copies())
+    return observation
+
+
+class Counters:
+    """Leaf evaluations, MakeMove calls and board copies during one search.
+
+    Leaves are calls of the injected canonical evaluation (it replaces
+    ``evaluation`` on the instance).  ``MakeMove`` is wrapped on the
+    instance; ``copy.deepcopy`` of a whole board (a search that makes a new
+    board per child instead of MakeMove/UnmakeMove) is counted while the
+    search runs.
+    """
+
+    def __init__(self, module, game, root):
+        self.module, self.game = module, game
+        evaluate = rules.canonical_evaluation(root)
+        make = game.MakeMove
+        leaves = makes = copies = 0
+
+        def evaluation(board, *args, **kwargs):
+            nonlocal leaves
+            leaves += 1
+            return evaluate(board)
+
+        def MakeMove(*args, **kwargs):
+            nonlocal makes
+            makes += 1
+            return make(*args, **kwargs)
+
+        def deepcopy(x, memo=None, _nil=[]):  # noqa: B006 - copy.deepcopy's signature
+            nonlocal copies
+            if memo is None and type(x) is list and list.__len__(x) == rules.ROWS:
+                copies += 1
+            return _deepcopy(x, memo)
+
+        self._evaluation, self._make, self._deepcopy = evaluation, MakeMove, deepcopy
+        self.leaves = lambda: leaves
+        self.makemoves = lambda: makes
+        self.copies = lambda: copies
+        self._bound = [name for name, value in module.__dict__.items() if value is _deepcopy]
+
+    def install(self):
+        object.__setattr__(self.game, 'evaluation', self._evaluation)
+        object.__setattr__(self.game, 'MakeMove', self._make)
+        copy.deepcopy = self._deepcopy
+        for name in self._bound:
+            self.module.__dict__[name] = self._deepcopy
+
+    def remove(self):
+        copy.deepcopy = _deepcopy
+        for name in self._bound:
+            self.module.__dict__[name] = _deepcopy
+
+
+def read_attribute(obj, name):
+    try:
+        return object.__getattribute__(obj, name)
+    except Exception:  # noqa: BLE001 - deleted or hidden: reported as missing
+        return None
+
+
+def read_rows(board):
+    """A handout board as fixture rows ('?' for a foreign cell), or None."""
+    rows, n = values.items(board, rules.ROWS + 1)
+    if rows is None or n != rules.ROWS:
+        return None
+    cells = [values.plain_str_list(row, rules.COLS, CELLS) for row in rows]
+    if any(row is None for row in cells):
+        return None
+    return [''.join(rules.FIXTURE_EMPTY if cell == rules.EMPTY else cell for cell in row)
+            for row in reversed(cells)]
+
+
+# ---------------------------------------------------------------- evaluation
+
+def evaluate(module, payload):
+    """The student's own evaluation of the position, 'o' to move."""
+    board = rules.parse_board(payload['board'])
+    return new_game(module, board).evaluation(rules.copy_board(board))
+
+
+# ---------------------------------------------------------------- games
+
+def greedy_move(board, rng):
+    """The one-ply greedy 'x': the column whose position the sheet scores lowest."""
+    scored = {}
+    for col in rules.legal_moves(board):
+        child = rules.copy_board(board)
+        child[rules.legal_row(child, col)][col] = rules.HUMAN
+        scored[col] = rules.static_value(child, o_to_move=True)
+    best = min(scored.values())
+    return rng.choice(sorted(col for col, value in scored.items() if value == best))
+
+
+def student_move(before, after):
+    """The column 'o' played from ``before`` to ``after``, or a reason it is not a move."""
+    if after is None:
+        return None, 'the board is no longer 6 rows of 7 cells'
+    old = rules.board_rows(before)
+    changed = [(5 - r, c) for r in range(rules.ROWS) for c in range(rules.COLS)
+               if old[r][c] != after[r][c]]
+    if len(changed) != 1:
+        return None, f'{len(changed)} cells changed in one move'
+    row, col = changed[0]
+    if after[5 - row][col] != rules.COMPUTER:
+        return None, f"cell (row {row}, column {col}) became {after[5 - row][col]!r}, not 'o'"
+    if rules.legal_row(before, col) != row:
+        return None, f'a piece in column {col} landed on row {row}, not on top of the column'
+    return col, ''
+
+
+def play(module, payload):
+    """One game: the student's ``searchingfunction`` ('o') against greedy 'x'."""
+    rng = random.Random(payload['seed'])
+    depth = payload['depth']
+    board = [[rules.EMPTY] * rules.COLS for _ in range(rules.ROWS)]
+    game = module.__dict__['ConnectFour']()
+    mark = payload.get('first', rules.COMPUTER)
+    columns = []
+    while True:
+        if mark == rules.COMPUTER:
+            work = rules.copy_board(board)
+            object.__setattr__(game, 'moves', rules.count_pieces(board))
+            returned = game.searchingfunction(work, depth, rules.COMPUTER)
+            after = read_rows(returned) or read_rows(work)
+            col, reason = student_move(board, after)
+            if col is None:
+                return {'outcome': 'loss', 'reason': 'illegal move: ' + reason,
+                        'columns': columns, 'board': rules.board_rows(board)}
+        else:
+            col = greedy_move(board, rng)
+        board[rules.legal_row(board, col)][col] = mark
+        columns.append(col)
+        if rules.is_winning(board, mark):
+            outcome = 'win' if mark == rules.COMPUTER else 'loss'
+            return {'outcome': outcome, 'reason': f'{mark!r} has four in a row',
+                    'columns': columns, 'board': rules.board_rows(board)}
+        if rules.is_full(board):
+            return {'outcome': 'draw', 'reason': 'the board is full',
+                    'columns': columns, 'board': rules.board_rows(board)}
+        mark = rules.other(mark)

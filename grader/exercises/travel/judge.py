@@ -1,0 +1,585 @@
+"""Route-planner judge: runs in the parent and decides every check.
+
+The network is configurable: ``options.stops_file`` / ``routes_file`` in
+grading.yaml name the graded city (the shipped one, or e.g. the real course
+network) and ``large_stops_file`` / ``large_routes_file`` the city of the
+efficiency trips; ``grader fixtures --regenerate`` makes the expected answers
+for whatever network is configured.  :meth:`Travel.prepare` copies the files
+into the private copy under the names the handout uses (``stops_name``,
+``routes_name``, default ``network.json`` / ``lines.json``, at the exercise
+root next to ``src/``) and the large city under ``large/``.
+
+Checks (points come from grading.yaml):
+
+- ``arrival``: the time of the state at the goal end of the returned chain
+  (the returned state; or the last one, when the list was linked forwards)
+  is the earliest arrival.  Any route reaching it is right.
+- ``route``: following ``previous`` from the returned state, every hop is an
+  edge of the network, every time is the previous time plus the provided
+  ``fastest_transition``, the first state is the start at the departure
+  time, and the list ends in None.  An optimal route is not required here.
+- ``heuristic``: ``heuristic()`` is the straight-line distance to
+  ``State.goal`` / 260 (relative tolerance ``tolerance``) on the fixture
+  pairs.  That this never overestimates is a property of the shipped
+  network (tested in tests/test_travel_reference.py), not a per-query check:
+  on other networks, such as the course's Helsinki data, trams may outrun
+  260 points a minute, and a correct heuristic is not failed for that.
+- ``comparator``: ``__lt__`` orders two states by time + the submission's
+  own ``heuristic()``, in both orders, on pairs where that ordering disagrees
+  with ordering by time only or by heuristic only.  A heuristic with a wrong
+  speed fails ``heuristic``, not this.
+- ``efficiency``: on the large city's trip set, the expansions counted in
+  the child (see :mod:`grader.exercises.travel.probe`) summed over the trips
+  must be at most ``margin`` times the reference A*'s total, and every trip
+  must arrive on time.  Dijkstra (heuristic 0) expands about twice as many.
+  The order in which stops were expanded is reported as a fact
+  (``search_order``): A* (f = time + distance/260 never decreases), time
+  only (Dijkstra), or breadth-first (number of stops never decreases).
+- ``timeouts``: every small-city query answered within its calibrated limit,
+  with the right arrival.
+"""
+import functools
+import math
+import shutil
+from collections import deque
+from pathlib import Path
+
+from grader.exercises import base
+from grader.exercises.travel import network as tram
+
+STOPS_NAME, ROUTES_NAME = 'network.json', 'lines.json'
+LARGE_FOLDER = 'large'
+NUMBER = {'type': ['number', 'null']}
+PLAIN = {'type': 'object', 'required': ['kind'], 'properties': {'kind': {'type': 'string'}}}
+OBSERVATION = {
+    'type': 'object',
+    'required': ['network_error', 'error'],
+    'properties': {
+        'network_error': {'type': ['string', 'null']},
+        'error': {'type': ['string', 'null']},
+        'goal_set': {'type': 'boolean'},
+        'returned': PLAIN,
+        'chain': {'type': 'array', 'items': {
+            'type': 'array', 'minItems': 2, 'maxItems': 2,
+            'prefixItems': [{'type': ['string', 'null']}, NUMBER]}},
+        'chain_end': {'enum': ['none', 'cycle', 'cut', 'other']},
+        'search_seconds': {'type': 'number'},
+        'expansions': {'type': ['object', 'null'],
+                       'required': ['count', 'calls', 'order', 'intact'],
+                       'properties': {
+                           'count': {'type': 'integer', 'minimum': 0},
+                           'calls': {'type': 'object', 'additionalProperties': {'type': 'integer'}},
+                           'order': {'type': 'array', 'items': {
+                               'type': 'array', 'minItems': 2, 'maxItems': 2,
+                               'prefixItems': [{'type': ['string', 'null']}, NUMBER]}},
+                           'intact': {'type': 'boolean'}}},
+        'value': PLAIN,
+        'heuristics': {'type': 'array', 'items': PLAIN, 'minItems': 2, 'maxItems': 2},
+        'less': {'type': 'array', 'items': PLAIN, 'minItems': 2, 'maxItems': 2},
+    },
+}
+
+
+@functools.lru_cache(maxsize=4)
+def load_network(stops_file, routes_file):
+    return tram.Network.from_files(stops_file, routes_file)
+
+
+def network_of(settings, which='small'):
+    prefix = 'large_' if which == 'large' else ''
+    return load_network(settings.options[prefix + 'stops_file'], settings.options[prefix + 'routes_file'])
+
+
+def provided_names(settings):
+    """The file names the handout's load_data is given: (stops, routes)."""
+    return (settings.options.get('stops_name', STOPS_NAME), settings.options.get('routes_name', ROUTES_NAME))
+
+
+def minutes(value):
+    if value is None:
+        return '(no time)'
+    if isinstance(value, float) and not value.is_integer():
+        return f'{value:g} min'
+    return tram.time_to_string(int(value))
+
+
+def stop_label(network, code):
+    stop = network.stops.get(code)
+    return f'{code} ({stop["name"]})' if stop else f'{code} (not a stop)'
+
+
+def draw(network, hops, keep=8):
+    """A route hop by hop, start first; long routes keep both ends."""
+    lines = []
+    for code, time in hops:
+        lines.append(f'{minutes(time):>8}  {stop_label(network, code) if code is not None else "(no stop code)"}')
+    if len(lines) > 2 * keep + 1:
+        lines = lines[:keep] + [f'{"":>8}  ... {len(lines) - 2 * keep} more stops ...'] + lines[-keep:]
+    return '\n'.join('    ' + line for line in lines)
+
+
+def read_route(case_input, observation):
+    """``(hops start first, arrival, problems for the route check, problem for the arrival)``.
+
+    The arrival is the time of the state at the goal end of the chain: the
+    returned state for a backward-linked list (the handout's), the last
+    state for a list linked forwards.
+    """
+    returned = observation.get('returned', {})
+    if returned.get('kind') != 'state':
+        if returned.get('kind') == 'none':
+            why = ('search returned None instead of the goal state: return the state of the goal '
+                   'when it is taken off the queue (printing the route is not enough)')
+        else:
+            why = (f'search returned a {returned.get("type", returned.get("kind"))}, not a State: return '
+                   'the goal State, linked back to the start through previous')
+        return [], None, [why], why
+    chain = observation['chain']
+    start, goal = case_input['start'], case_input['goal']
+    end = observation['chain_end']
+    problems = []
+    if end == 'cycle':
+        problems.append('following previous from the returned state comes back to a state already seen '
+                        '(the list has a cycle) instead of ending in None')
+    elif end == 'cut':
+        problems.append('following previous from the returned state does not end in None')
+    elif end == 'other':
+        problems.append('a state\'s previous is neither a State nor None')
+    if any(time is None for _, time in chain):
+        problems.append("a state's get_time() is not a number")
+    forwards = (chain and chain[0][0] != goal and chain[-1][0] == goal and chain[0][0] == start
+                and len(chain) > 1)
+    if forwards:
+        problems.insert(0, 'the list is linked forwards (start first): search must return the goal state, '
+                           'whose previous leads back stop by stop to the start state')
+        hops = [tuple(h) for h in chain]
+    else:
+        hops = [tuple(h) for h in reversed(chain)]
+    if hops and hops[-1][0] == goal:
+        return hops, hops[-1][1], problems, None
+    where = chain[0][0] if chain else None
+    return hops, None, problems, f'the returned state is at stop {where}, not at the goal {goal}'
+
+
+def search_call(network, case_input):
+    return (f"CityMap.search(stop {stop_label(network, case_input['start'])}, "
+            f"stop {stop_label(network, case_input['goal'])}, {case_input['departure']})")
+
+
+def arrival_cause(hops, arrival, expected):
+    if arrival > expected['arrival']:
+        if 1 < len(hops) < len(expected['hops']):
+            return ('The route has fewer stops than the optimal one but arrives later: the search seems to '
+                    'minimise the number of stops (breadth-first), not the arrival time.')
+        return ('The goal was taken off the queue before a faster route: order the queue by time + '
+                'heuristic(), make the heuristic a lower bound (distance / 260), and test for the goal '
+                'when a state is popped, not when it is pushed.')
+    return ('This is earlier than any tram allows: the time of a move must be the current time plus '
+            'fastest_transition(from, to, current_time), waiting for the tram included.')
+
+
+def route_cause(problems):
+    text = ' '.join(problems)
+    if 'linked forwards' in text:
+        return 'Return the goal state as it comes off the queue; do not reverse the list.'
+    if 'fastest tram reaches' in text:
+        return ('Use the provided fastest_transition with the state\'s own time: the wait for the next '
+                'tram depends on the clock.')
+    if 'departure time' in text:
+        return 'The start state\'s time is time_of_beginning.'
+    return ''
+
+
+def hop_levels(network, start):
+    """Number of stops from ``start`` to every reachable stop (breadth-first)."""
+    level, queue = {start: 0}, deque([start])
+    while queue:
+        code = queue.popleft()
+        for neighbor in network.neighbors(code):
+            if neighbor not in level:
+                level[neighbor] = level[code] + 1
+                queue.append(neighbor)
+    return level
+
+
+def expansion_order(network, trip, order):
+    """Which keys never decrease along one trip's expansions: a subset of {'f', 'time', 'hops'}.
+
+    ``f`` is time + distance/260 (A*'s order with the handout's heuristic,
+    which is consistent on the shipped cities), ``time`` the clock alone
+    (Dijkstra), ``hops`` the number of stops from the start (breadth-first).
+    Expansions without a time (no fastest_transition call: every neighbour
+    already explored) are left out of the timed orders.  Fewer than ten
+    expansions tell nothing.
+    """
+    stops = [(code, time) for code, time in order if code in network.stops]
+    timed = [(code, time) for code, time in stops if time is not None]
+    levels = hop_levels(network, trip['start'])
+    series = {'hops': [levels.get(code, math.inf) for code, _ in stops]}
+    if len(timed) >= len(stops) / 2:  # an expansion whose neighbours were all explored has no time
+        series['f'] = [time + network.heuristic(code, trip['goal']) for code, time in timed]
+        series['time'] = [time for _, time in timed]
+    return {name for name, values in series.items()
+            if len(values) >= 10 and all(b >= a - 1e-9 for a, b in zip(values, values[1:]))}
+
+
+def describe_order(orders):
+    """One name for the order seen on every trip: 'A*', 'time only (Dijkstra)', 'breadth-first' or 'unclear'."""
+    for key, name in (('f', 'A*'), ('time', 'time only (Dijkstra)'), ('hops', 'breadth-first')):
+        if orders and all(key in steady for steady in orders):
+            return name
+    return 'unclear'
+
+
+class Travel(base.Exercise):
+    name = 'travel'
+    title = 'Tram route planner: time-dependent A*'
+    files = ('citymap.py',)
+    probe = 'grader.exercises.travel.probe'
+    observation_schema = OBSERVATION
+    checks = (
+        base.Check('arrival', 'the returned goal state has the earliest arrival', 1.5),
+        base.Check('route', 'a valid backward-linked route from the start at the departure time', 1.0),
+        base.Check('heuristic', 'heuristic() is the straight-line distance / 260', 0.5),
+        base.Check('comparator', '__lt__ orders states by time + heuristic()', 0.5),
+        base.Check('efficiency', 'A* expands clearly fewer stops than Dijkstra on the large city', 1.0),
+        base.Check('timeouts', 'every query answered within its time limit', 0.5),
+    )
+
+    # -- the private copy ------------------------------------------------
+    def prepare(self, settings):
+        """Copy the configured network files into the private copy, as the handout lays them out."""
+        stops_name, routes_name = provided_names(settings)
+        options = settings.options
+        placed = [(options['stops_file'], stops_name), (options['routes_file'], routes_name),
+                  (options['large_stops_file'], f'{LARGE_FOLDER}/{STOPS_NAME}'),
+                  (options['large_routes_file'], f'{LARGE_FOLDER}/{ROUTES_NAME}')]
+
+        def place(copy):
+            for source, name in placed:
+                target = Path(copy) / name
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target)
+                elif target.exists() or target.is_symlink():
+                    target.unlink()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+        return place
+
+    def child_options(self, settings):
+        stops_name, routes_name = provided_names(settings)
+        return {'data': {'small': [stops_name, routes_name],
+                         'large': [f'{LARGE_FOLDER}/{STOPS_NAME}', f'{LARGE_FOLDER}/{ROUTES_NAME}']},
+                **{k: v for k, v in settings.options.items() if k.endswith('_file')}}
+
+    def missing_entry(self, probe_load, relpath):
+        if probe_load.get('defined') is False:
+            return (f"{relpath} does not define {probe_load.get('entry')}; keep the classes and "
+                    'method names of the handout')
+        return None
+
+    def load_warnings(self, loaded, settings):
+        """A hint when the module stopped at import, likely looking for its data files elsewhere."""
+        if not loaded.ok:
+            return []
+        warnings = loaded.observation.get('warnings', [])
+        printed = loaded.observation.get('probe', {}).get('printed', '')
+        if not any('sys.exit()' in w for w in warnings):
+            return []
+        stops_name, routes_name = provided_names(settings)
+        looked = ''
+        if 'not found' in printed or '.json' in printed:
+            looked = f" It printed: '{' '.join(printed.split())[-200:]}'."
+        return [f'The grader provides the network as {stops_name} and {routes_name} in the exercise root '
+                f'(the folder above src/), where the handout\'s load_data looks, and passes CityMap their '
+                f'full paths.{looked} Keep the handout\'s file names and load_data, and put code that '
+                "runs searches under `if __name__ == '__main__':`."]
+
+    # -- requests ----------------------------------------------------------
+    def requests(self, case, settings):
+        inp = case.input
+        if 'trips' in inp:
+            return [base.Request({'kind': 'route', 'network': inp['network'], 'start': t['start'],
+                                  'goal': t['goal'], 'departure': t['departure'], 'count': True},
+                                 'large' if inp['network'] == 'large' else 'default')
+                    for t in inp['trips']]
+        if 'first' in inp:
+            return [base.Request({'kind': 'order', 'goal': inp['goal'], 'first': inp['first'],
+                                  'second': inp['second']})]
+        if 'stop' in inp:
+            return [base.Request({'kind': 'heuristic', 'stop': inp['stop'], 'goal': inp['goal']})]
+        network = inp.get('network', 'small')
+        return [base.Request({'kind': 'route', 'network': network, 'start': inp['start'],
+                              'goal': inp['goal'], 'departure': inp['departure'], 'count': False},
+                             'large' if network == 'large' else 'default')]
+
+    # -- judging -----------------------------------------------------------
+    def judge(self, case, replies, settings):
+        inp = case.input
+        if 'trips' in inp:
+            return [self._judge_efficiency(case, replies, settings)]
+        reply, = replies
+        if 'first' in inp:
+            return [self._judge_order(case, reply, settings)]
+        if 'stop' in inp:
+            return [self._judge_heuristic(case, reply, settings)]
+        return self._judge_route(case, reply, settings)
+
+    @staticmethod
+    def _failure(reply, goal_code=None):
+        """A sentence when the reply carries no answer, else None."""
+        if not reply.ok:
+            if reply.status == 'timeout':
+                return base.failure_message(reply), ('It may be an endless loop, or a search that adds '
+                                                     'states for stops it has already expanded.')
+            return base.failure_message(reply), ''
+        obs = reply.observation
+        if obs.get('network_error'):
+            return (f"CityMap could not load the network: {obs['network_error']}",
+                    'The grader passes CityMap the full paths of its network files; load_data must open '
+                    'the file it is given (os.path.join keeps a full path).')
+        if obs.get('error'):
+            cause = ''
+            if obs.get('goal_set') is False:
+                cause = ('search did not set State.goal, so heuristic() had no goal: assign '
+                         'State.goal = goal at the start of search.')
+            return obs['error'], cause
+        return None
+
+    def _judge_route(self, case, reply, settings):
+        inp, expected = case.input, case.expected
+        network = network_of(settings, inp.get('network', 'small'))
+        header = [search_call(network, inp), f'case {case.name} ({case.source})']
+        show_expected = not case.hidden
+
+        def outcome(check, passed, message, lines=(), measured=None):
+            return base.Outcome(check, case.name, passed, message,
+                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured or {})
+
+        failed = self._failure(reply)
+        if failed:
+            message, cause = failed
+            return [outcome(c, False, message, [cause]) for c in ('arrival', 'route', 'timeouts')]
+        obs = reply.observation
+        hops, arrival, route_problems, arrival_problem = read_route(inp, obs)
+        if hops and not route_problems:
+            route_problems += tram.check_route(network, hops, inp['start'], inp['goal'], inp['departure'])
+        returned = ['returned (start first):', draw(network, hops)] if hops else []
+        wanted = [f"expected: arrival at {minutes(expected['arrival'])}; one optimal route:",
+                  draw(network, [tuple(h) for h in expected['hops']])] if show_expected else []
+        right = arrival_problem is None and arrival == expected['arrival']
+        results = []
+        if arrival_problem:
+            results.append(outcome('arrival', False, arrival_problem, returned + wanted))
+        elif right:
+            results.append(outcome('arrival', True, f'arrival {minutes(arrival)}'))
+        else:
+            message = (f"arrival {minutes(arrival)}, expected {minutes(expected['arrival'])}" if show_expected
+                       else f'arrival {minutes(arrival)} is not the earliest')
+            cause = arrival_cause(hops, arrival, expected) if isinstance(arrival, (int, float)) else ''
+            results.append(outcome('arrival', False, message, returned + wanted + [cause]))
+        if route_problems:
+            results.append(outcome('route', False, route_problems[0], returned + [route_cause(route_problems)]))
+        else:
+            results.append(outcome('route', True, f'{len(hops)} stops, valid'))
+        seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time'
+        results.append(outcome('timeouts', right, seconds if right else f'{seconds}, but the arrival is wrong',
+                               measured={'search_seconds': obs.get('search_seconds')}))
+        return results
+
+    def _judge_heuristic(self, case, reply, settings):
+        network = network_of(settings)
+        inp, expected = case.input, case.expected['heuristic']
+        call = (f"State(stop {stop_label(network, inp['stop'])}).heuristic() with State.goal = "
+                f"stop {stop_label(network, inp['goal'])}")
+        failed = self._failure(reply)
+        if failed:
+            return base.Outcome('heuristic', case.name, False, failed[0], '\n'.join([call, failed[1]]).strip())
+        value = plain_number(reply.observation['value'])
+        tolerance = settings.check_param('heuristic', 'tolerance', 1e-6)
+        if value is not None and math.isclose(value, expected, rel_tol=tolerance, abs_tol=tolerance):
+            return base.Outcome('heuristic', case.name, True, f'{value:.4f} min')
+        shown = describe_plain(reply.observation['value']) if value is None else f'{value:.4f}'
+        distance = network.distance(inp['stop'], inp['goal'])
+        wanted = (f'expected: {expected:.4f} (distance {distance:.0f} / {tram.MAX_TRAM_SPEED:g})'
+                  if not case.hidden else '')
+        message = f'heuristic() returned {shown}' + (f', expected {expected:.4f}' if not case.hidden else '')
+        return base.Outcome('heuristic', case.name, False, message,
+                            '\n'.join(l for l in [call, f'returned: {shown}', wanted,
+                                                  heuristic_cause(value, expected)] if l))
+
+    def _judge_order(self, case, reply, settings):
+        network = network_of(settings)
+        inp = case.input
+        failed = self._failure(reply)
+        states = [f"{name} = State(stop {stop_label(network, s['stop'])}, time {s['time']})"
+                  for name, s in (('a', inp['first']), ('b', inp['second']))]
+        header = states + [f"State.goal = stop {stop_label(network, inp['goal'])}"]
+
+        def outcome(passed, message, lines=()):
+            return base.Outcome('comparator', case.name, passed, message,
+                                '' if passed else '\n'.join(header + [l for l in lines if l]))
+
+        if failed:
+            return outcome(False, failed[0], [failed[1]])
+        obs = reply.observation
+        own = [plain_number(h) for h in obs['heuristics']]
+        if None in own:
+            return outcome(False, 'heuristic() returned ' + ' and '.join(describe_plain(h) for h in obs['heuristics'])
+                           + ', so time + heuristic() cannot be compared')
+        less = [truth(x) for x in obs['less']]
+        if None in less:
+            return outcome(False, '__lt__ returned ' + ' and '.join(describe_plain(x) for x in obs['less'])
+                           + ', not True/False', ['__lt__ must return the comparison, True or False.'])
+        times = [inp['first']['time'], inp['second']['time']]
+        f = [t + h for t, h in zip(times, own)]
+        if abs(f[0] - f[1]) < 1e-9:
+            return outcome(True, 'time + heuristic() is equal for both: any order')
+        wanted = [f[0] < f[1], f[1] < f[0]]
+        got = f'a < b is {less[0]}, b < a is {less[1]}'
+        if less == wanted:
+            return outcome(True, got)
+        detail = [f'with your heuristic(): a has time + h = {times[0]} + {own[0]:.2f} = {f[0]:.2f}, '
+                  f'b has {times[1]} + {own[1]:.2f} = {f[1]:.2f}', f'returned: {got}',
+                  f'expected: a < b is {wanted[0]}, b < a is {wanted[1]}']
+        if less == [times[0] < times[1], times[1] < times[0]]:
+            cause = ('__lt__ compares the times only (Dijkstra\'s order): add heuristic() to both sides.')
+        elif less == [own[0] < own[1], own[1] < own[0]]:
+            cause = ('__lt__ compares heuristic() only (greedy best-first), which can miss the earliest '
+                     'arrival: compare time + heuristic().')
+        elif less == [not wanted[0], not wanted[1]]:
+            cause = 'The comparison is reversed: a < b must be True when a has the smaller time + heuristic().'
+        else:
+            cause = '__lt__ must compare self.time + self.heuristic() with other.time + other.heuristic().'
+        return outcome(False, f'{got}, but time + heuristic() puts {"a" if wanted[0] else "b"} first',
+                       detail + [cause])
+
+    def _judge_efficiency(self, case, replies, settings):
+        inp, expected = case.input, case.expected
+        network = network_of(settings, inp['network'])
+        margin = settings.check_param('efficiency', 'margin', 1.5)
+        trips = inp['trips']
+        astar = sum(t['astar_expansions'] for t in expected['trips'])
+        dijkstra = sum(t['dijkstra_expansions'] for t in expected['trips'])
+        counts, wrong, orders, calls = [], [], [], {}
+        first_wrong = None
+        measured = {'reference_astar': astar, 'reference_dijkstra': dijkstra, 'margin': margin}
+        header = [f"{len(trips)} far-apart trips on the {inp['network']} city "
+                  f"({len(network.stops)} stops), case {case.name} ({case.source})"]
+
+        def outcome(passed, message, lines=()):
+            return base.Outcome('efficiency', case.name, passed, message,
+                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured)
+
+        for k, (trip, reply, want) in enumerate(zip(trips, replies, expected['trips']), 1):
+            failed = self._failure(reply)
+            if failed:
+                measured['expansions'] = None
+                return outcome(False, f'trip {k}: {failed[0]}', [search_call(network, trip), failed[1]])
+            obs = reply.observation
+            hops, arrival, _, problem = read_route(trip, obs)
+            if problem or arrival != want['arrival']:
+                wrong.append(k)
+                first_wrong = first_wrong or problem or (
+                    f'trip {k} arrives at {minutes(arrival)}, not at the earliest arrival')
+            log = obs.get('expansions') or {}
+            if not log.get('intact', False):
+                measured['tampered'] = True
+                return outcome(False, f'trip {k}: measurement tampered: a counted method of CityMap was '
+                                      're-bound during the search')
+            counts.append(log['count'])
+            for name, n in log['calls'].items():
+                calls[name] = calls.get(name, 0) + n
+            orders.append(expansion_order(network, trip, log['order']))
+        total = sum(counts)
+        order = describe_order(orders)
+        measured.update({'expansions': counts, 'total': total, 'calls': calls, 'search_order': order,
+                         'ratio': round(total / astar, 3) if astar else None})
+        summary = (f'{total} expansions over {len(trips)} trips ({", ".join(map(str, counts))}); reference A* '
+                   f'{astar}, Dijkstra {dijkstra}; expansion order: {order}')
+        cause = order_cause(order, total, dijkstra)
+        if wrong:
+            return outcome(False, f'the arrival is wrong on trip(s) {", ".join(map(str, wrong))} '
+                                  f'({first_wrong}); {summary}', [cause])
+        if total == 0 and any(t['start'] != t['goal'] for t in trips):
+            return outcome(False, 'no expansions seen: the search never called get_neighbors, '
+                                  'get_neighbors_codes or fastest_transition, so they cannot be counted',
+                           ['Use the provided CityMap methods to expand a stop.'])
+        if total <= margin * astar:
+            return outcome(True, summary)
+        return outcome(False, f'{summary}: more than {margin:g} x the reference A*',
+                       [cause or 'Expand each stop once (a closed set, or a best-time map) and order the '
+                                 'queue by time + heuristic().'])
+
+    def facts(self, outcomes, settings):
+        efficiency = [o for o in outcomes if o.check == 'efficiency']
+        facts = {}
+        for o in efficiency:
+            m = o.measured
+            facts.update({'expansions': m.get('total'), 'expansions_per_trip': m.get('expansions'),
+                          'expansions_reference_astar': m.get('reference_astar'),
+                          'expansions_reference_dijkstra': m.get('reference_dijkstra'),
+                          'expansion_ratio': m.get('ratio'), 'search_order': m.get('search_order'),
+                          'counted_calls': m.get('calls'), 'tampered': bool(m.get('tampered'))})
+        seconds = [o.measured.get('search_seconds') for o in outcomes
+                   if o.check == 'timeouts' and o.measured.get('search_seconds') is not None]
+        if seconds:
+            seconds.sort()
+            facts['search_seconds_median'] = seconds[len(seconds) // 2]
+            facts['search_seconds_max'] = seconds[-1]
+        return facts
+
+
+def order_cause(order, total, dijkstra):
+    if order == 'time only (Dijkstra)' or (dijkstra and total >= 0.9 * dijkstra):
+        return ('The search expands stops in order of time alone, as Dijkstra does: the heuristic is not '
+                'guiding it (is heuristic() 0, or left out of __lt__?).')
+    if order == 'breadth-first':
+        return ('The search expands stops breadth-first, by number of stops: use a priority queue ordered '
+                'by time + heuristic().')
+    return ''
+
+
+def plain_number(item):
+    if item.get('kind') in ('int', 'int-subclass'):
+        return float(item['value'])
+    if item.get('kind') == 'float':
+        value = float(item['repr'])
+        return value if math.isfinite(value) else None
+    return None
+
+
+def truth(item):
+    if item.get('kind') == 'bool':
+        return item['value']
+    if item.get('kind') == 'int' and item.get('type') == 'int':
+        return bool(item['value'])
+    return None
+
+
+def describe_plain(item):
+    kind = item.get('kind')
+    if kind == 'none':
+        return 'None'
+    if kind in ('int', 'bool'):
+        return str(item['value'])
+    if kind in ('float', 'str'):
+        return item['repr']
+    return f"a {item.get('type', kind)}"
+
+
+def heuristic_cause(value, expected):
+    if value is None:
+        return 'heuristic() must return a number: the straight-line distance to State.goal / MAX_TRAM_SPEED.'
+    if value == 0 and expected > 0:
+        return ('heuristic() returns 0: that never overestimates, but then A* is Dijkstra and expands many '
+                'more stops. Return dist(self.stop, State.goal) / MAX_TRAM_SPEED.')
+    if expected > 0 and math.isclose(value / expected, 10, rel_tol=0.01):
+        return ('The distance is divided by 26, not by MAX_TRAM_SPEED = 260: the heuristic overestimates, '
+                'and A* can then miss the earliest arrival.')
+    if value > expected:
+        return 'This overestimates the time left, so A* can miss the earliest arrival: divide by MAX_TRAM_SPEED.'
+    return 'heuristic() must be the straight-line distance to State.goal divided by MAX_TRAM_SPEED (260).'
+
+
+EXERCISE = Travel()

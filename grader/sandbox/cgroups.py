@@ -1,0 +1,212 @@
+"""Control groups for guaranteed teardown (parent side, Linux).
+
+Every sandboxed child runs in a fresh cgroup nested under the grader's own:
+
+- in the cgroup v2 hierarchy when it offers ``cgroup.kill``: one write kills
+  every process in the group, including ones that called ``setsid()`` or
+  double-forked;
+- in the v1 ``pids`` and ``memory`` hierarchies when they are writable:
+  ``pids.max`` bounds fork floods and ``memory.limit_in_bytes`` the memory
+  of the whole group; teardown then kills what ``cgroup.procs`` lists until
+  it is empty.
+
+The child joins its groups itself before ``exec``: the parent passes the
+``cgroup.procs`` files to a one-line shell prologue (see
+:func:`join_prologue`), so no process of the child ever runs outside them.
+"""
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+
+V2_NEEDS = 'cgroup.kill'
+
+
+def _mounts():
+    """{'cgroup2': mount point, '<controller>': mount point} from mountinfo."""
+    found = {}
+    try:
+        with open('/proc/self/mountinfo') as f:
+            for line in f:
+                left, _, right = line.partition(' - ')
+                fstype, _, options = (right.split() + ['', '', ''])[:3]
+                point = left.split()[4]
+                if fstype == 'cgroup2':
+                    found.setdefault('cgroup2', point)
+                elif fstype == 'cgroup':
+                    for option in options.split(','):
+                        if option in ('pids', 'memory'):
+                            found.setdefault(option, point)
+    except OSError:
+        pass
+    return found
+
+
+def _own_paths():
+    """{'cgroup2': path, 'pids': path, 'memory': path} of this process."""
+    paths = {}
+    try:
+        with open('/proc/self/cgroup') as f:
+            for line in f:
+                number, controllers, path = line.rstrip('\n').split(':', 2)
+                if number == '0' and controllers == '':
+                    paths['cgroup2'] = path
+                for name in controllers.split(','):
+                    if name in ('pids', 'memory'):
+                        paths[name] = path
+    except (OSError, ValueError):
+        pass
+    return paths
+
+
+def _probe(base, needs='cgroup.procs'):
+    """True when a child group holding ``needs`` can be made (and removed) under ``base``."""
+    probe = os.path.join(base, f'grader-probe-{os.getpid()}')
+    try:
+        os.mkdir(probe)
+    except OSError:
+        return False
+    try:
+        return os.path.exists(os.path.join(probe, needs))
+    finally:
+        try:
+            os.rmdir(probe)
+        except OSError:
+            pass
+
+
+@dataclass
+class Support:
+    """Where sandbox groups can be created on this machine."""
+
+    v2: str = ''                                  # parent folder with cgroup.kill
+    v1: dict = field(default_factory=dict)         # controller -> parent folder
+    problems: list = field(default_factory=list)
+
+    @property
+    def usable(self):
+        return bool(self.v2 or 'pids' in self.v1)
+
+
+def detect():
+    """Which cgroup hierarchies this process may use; never raises."""
+    support = Support()
+    if not os.path.isdir('/sys/fs/cgroup'):
+        support.problems.append('no /sys/fs/cgroup')
+        return support
+    mounts, own = _mounts(), _own_paths()
+    if 'cgroup2' in mounts and 'cgroup2' in own:
+        base = os.path.join(mounts['cgroup2'], own['cgroup2'].lstrip('/'))
+        if not _probe(base):
+            support.problems.append(f'cgroup v2 at {base} is not writable')
+        elif not _probe(base, V2_NEEDS):
+            support.problems.append('cgroup v2 has no cgroup.kill (kernel older than 5.14)')
+        else:
+            support.v2 = base
+    else:
+        support.problems.append('no cgroup v2 hierarchy')
+    for controller in ('pids', 'memory'):
+        if controller in mounts and controller in own:
+            base = os.path.join(mounts[controller], own[controller].lstrip('/'))
+            if _probe(base):
+                support.v1[controller] = base
+    return support
+
+
+class Group:
+    """One child's groups: created empty, joined by the child, killed, removed."""
+
+    _serial = 0
+
+    def __init__(self, support, name_hint, pids_max=None, memory_bytes=None):
+        Group._serial += 1
+        name = f'grader-{os.getpid()}-{Group._serial}-{name_hint}'
+        self.folders = []
+        self.v2 = ''
+        if support.v2:
+            self.v2 = os.path.join(support.v2, name)
+            os.mkdir(self.v2)
+            self.folders.append(self.v2)
+        for controller, base in support.v1.items():
+            folder = os.path.join(base, name)
+            try:
+                os.mkdir(folder)
+            except OSError:
+                continue
+            self.folders.append(folder)
+            try:
+                if controller == 'pids' and pids_max:
+                    _write(os.path.join(folder, 'pids.max'), str(int(pids_max)))
+                if controller == 'memory' and memory_bytes:
+                    _write(os.path.join(folder, 'memory.limit_in_bytes'), str(int(memory_bytes)))
+                    try:
+                        _write(os.path.join(folder, 'memory.swappiness'), '0')
+                    except OSError:
+                        pass
+            except OSError:
+                pass
+
+    @property
+    def procs_files(self):
+        return [os.path.join(folder, 'cgroup.procs') for folder in self.folders]
+
+    def pids(self):
+        found = set()
+        for path in self.procs_files:
+            try:
+                with open(path) as f:
+                    found.update(int(line) for line in f if line.strip())
+            except (OSError, ValueError):
+                pass
+        return found
+
+    def kill(self, wait=2.0):
+        """Kill every process in the groups; True when they are empty."""
+        if self.v2:
+            try:
+                _write(os.path.join(self.v2, 'cgroup.kill'), '1')
+            except OSError:
+                pass
+        deadline = time.monotonic() + wait
+        while True:
+            left = self.pids()
+            if not left:
+                return True
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+
+    def remove(self):
+        """Kill what is left and remove the groups (best effort)."""
+        self.kill()
+        for folder in reversed(self.folders):
+            for _ in range(50):
+                try:
+                    os.rmdir(folder)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+        self.folders = []
+
+
+def _write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def join_prologue(procs_files):
+    """argv prefix that puts the new process into ``procs_files``, then execs the rest.
+
+    A POSIX shell writes its own pid into each file and ``exec``s the
+    command that follows ``--``, so the command starts inside the groups.
+    """
+    script = ('for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; '
+              'shift; exec "$@"')
+    return ['/bin/sh', '-c', script, 'sh', *procs_files, '--']

@@ -1,0 +1,9 @@
+"""Paths shared by the tests (imported by name: ``from gradertest import ROOT``).
+
+Kept out of ``conftest.py`` because several conftest modules exist in the
+tree and only one of them can be imported as ``conftest``.
+"""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBMISSIONS = ROOT / 'tests' / 'submissions'

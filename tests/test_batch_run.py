@@ -1,0 +1,302 @@
+"""``grader batch`` / ``grader regrade`` end to end on small classes.
+
+The class is made of example submissions that grade quickly; each test that
+grades says what it checks.  The generated class of 200 is in
+test_batch_class.py.
+"""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+
+import psutil
+import pytest
+import yaml
+
+from gradertest import ROOT, SUBMISSIONS
+from grader.batch import archives, bundle, compare, exports
+from grader.batch.cli import main as batch_main
+from grader.batch.gradebook import Gradebook
+from test_batch_archives import make_zip
+
+QUICK = ['alphabeta_nested', 'alphabeta_helpers', 'bug_no_undo', 'syntax_error',
+         'missing_minimax', 'robust_raises', 'template']
+"""Example submissions that are graded in well under a second each."""
+
+
+def variant(name):
+    path = SUBMISSIONS / 'tictactoe' / f'{name}.py'
+    return path.read_bytes()
+
+
+def moodle_class(path, names):
+    """A Moodle "Download all submissions" zip: one folder per student, one uploads a
+    zip, one uploads a broken zip, and a stray file sits at the top."""
+    with zipfile.ZipFile(path, 'w') as out:
+        for i, name in enumerate(names):
+            folder = f'Student {name}_{200 + i}_assignsubmission_file_'
+            if i == 1:
+                out.writestr(f'{folder}/work.zip',
+                             make_zip({f'{name}/tictactoe.py': variant(name)}))
+            else:
+                out.writestr(f'{folder}/tictactoe.py', variant(name))
+        out.writestr('Broken Zip_299_assignsubmission_file_/upload.zip', b'PK\x03\x04 truncated')
+        out.writestr('index.html', b'<html></html>')
+    return path
+
+
+def run_cli(*args, config=None):
+    argv = ['--config', str(config or ROOT / 'grading.yaml'), *map(str, args)]
+    return batch_main(argv)
+
+
+def current_results(out):
+    with Gradebook(out) as book:
+        return {r.identity.key: r for r in book.records()}
+
+
+def history(out):
+    with Gradebook(out) as book:
+        return {k: book.history(k) for k in book.keys()}
+
+
+@pytest.fixture(scope='module')
+def graded_class(tmp_path_factory):
+    """The quick class graded once by a local pool of 2 workers."""
+    folder = tmp_path_factory.mktemp('batch')
+    source = moodle_class(folder / 'download.zip', QUICK)
+    out = folder / 'out'
+    assert run_cli('batch', source, '--out', out, '--workers', 2, '--no-progress') == 0
+    return source, out
+
+
+def test_every_submission_is_graded_or_listed_with_its_reason(graded_class):
+    source, out = graded_class
+    records = current_results(out)
+    assert len(records) == len(QUICK) + 2
+    graded = {k: r for k, r in records.items() if r.status == 'graded'}
+    assert len(graded) == len(QUICK)
+    assert 'not a readable zip' in records['299'].reason
+    assert 'neither a submission folder' in records['index.html'].reason
+    problems = (out / 'problems.csv').read_text()
+    assert 'upload.zip: not a readable zip' in problems and 'index.html' in problems
+    assert records['201'].result['exercises'][0]['submitted']    # the zip upload was found
+
+
+def test_batch_scores_equal_grading_each_submission_alone(graded_class, policy, run, tmp_path):
+    from grader import engine
+    _, out = graded_class
+    with Gradebook(out) as book:
+        for record in book.records():
+            if record.status != 'graded':
+                continue
+            folder = archives.unpack(book.archive(record.identity.key),
+                                     tmp_path / record.identity.key)
+            alone = engine.grade(policy, folder, run=run).to_dict()
+            assert compare.verdict(record.result) == compare.verdict(alone), record.identity.key
+
+
+def test_outputs_for_the_instructor_and_the_students(graded_class):
+    _, out = graded_class
+    records = current_results(out)
+    assert exports.read_grades(out / 'grades.csv') == exports.grade_rows(
+        [records[k] for k in sorted(records)])
+    with open(out / 'moodle-worksheet.csv', newline='') as stream:
+        sheet = {row['Identifier']: row for row in __import__('csv').DictReader(stream)}
+    assert sheet['Participant 200']['Grade'] == exports.fmt(records['200'].score)
+    assert sheet['Participant 299']['Grade'] == ''
+    for key, record in records.items():
+        text = (out / 'feedback' / f'{key}.md').read_text()
+        assert (record.identity.name or key) in text
+    assert 'We could not grade your submission' in (out / 'feedback' / '299.md').read_text()
+    assert 'Score' in (out / 'feedback' / '200.md').read_text()
+    assert (out / 'overview.png').stat().st_size > 0
+    assert '| tictactoe | values |' in (out / 'overview.md').read_text()
+    # the full JSON result is stored with the grader version and the fixtures digest
+    with Gradebook(out) as book:
+        row = book.current('200')
+    assert row['fixtures_digest'].startswith('sha256:') and row['grader_version']
+    assert json.loads(row['result_json'])['submission']['key'] == '200'
+
+
+def test_an_existing_gradebook_needs_resume_or_regrade(graded_class, capsys):
+    source, out = graded_class
+    assert run_cli('batch', source, '--out', out, '--no-progress') == 2
+    assert '--resume' in capsys.readouterr().err
+
+
+def copy_gradebook(out, folder):
+    """A copy of a gradebook (tests that write use one: the others read the original)."""
+    folder.mkdir()
+    src = sqlite3.connect(out / 'gradebook.sqlite')
+    dst = sqlite3.connect(folder / 'gradebook.sqlite')
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    return folder
+
+
+def test_resume_keeps_results_and_regrades_only_a_changed_resubmission(graded_class, tmp_path):
+    source, _ = graded_class
+    out = copy_gradebook(graded_class[1], tmp_path / 'out')
+    before = history(out)
+    assert run_cli('batch', source, '--out', out, '--resume', '--no-progress') == 0
+    assert history(out) == before
+    # Student 200 hands in again with a changed file; everyone else is unchanged.
+    changed = tmp_path / 'download.zip'
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(changed, 'w') as new:
+        for info in old.infolist():
+            data = old.read(info)
+            if info.filename.startswith('Student alphabeta_nested_200'):
+                data = variant('bug_no_undo')
+            new.writestr(info, data)
+    assert run_cli('batch', changed, '--out', out, '--resume', '--workers', 1,
+                   '--no-progress') == 0
+    after = history(out)
+    assert len(after['200']) == 2 and after['200'][0]['current'] == 0
+    assert {k: v for k, v in after.items() if k != '200'} == \
+        {k: v for k, v in before.items() if k != '200'}
+
+
+def fixed_policy(policy, folder):
+    """A copy of the course whose first tic-tac-toe case expects another value
+    (as after fixing a fixture), loaded as a policy file."""
+    blob, digest = bundle.make(policy)
+    archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
+    path = folder / 'fixtures' / 'tictactoe.yaml'
+    data = yaml.safe_load(path.read_text())
+    case = data['cases'][0]
+    case['expected']['value'] = 1 if case['expected']['value'] != 1 else -1
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return folder / 'grading.yaml', case['name']
+
+
+def test_regrade_diff_shows_whose_score_would_change_before_writing(graded_class, policy,
+                                                                   tmp_path, capsys):
+    copy = copy_gradebook(graded_class[1], tmp_path / 'out')
+    config, case = fixed_policy(policy, tmp_path / 'course')
+    correct = ['200', '201']                    # alphabeta_nested, alphabeta_helpers
+    before = history(copy)
+    capsys.readouterr()
+    assert run_cli('regrade', copy, '--diff', '--student', '200', '--student', '201',
+                   '--student', '203', '--workers', 1, '--no-progress', config=config) == 0
+    said = capsys.readouterr().out
+    assert '2 of 3 regraded submission(s) would change' in said
+    assert all(f'  {k} ' in said for k in correct) and '  203 ' not in said   # syntax error
+    assert 'tictactoe/values' in said
+    assert history(copy) == before                      # nothing written
+    assert run_cli('regrade', copy, '--student', '200', '--workers', 1, '--no-progress',
+                   config=config) == 0
+    after = history(copy)
+    assert len(after['200']) == 2 and after['200'][-1]['current'] == 1
+    assert after['200'][-1]['score'] < after['200'][0]['score']
+    assert after['201'] == before['201']
+
+
+def descendants():
+    return {p.pid for p in psutil.Process().children(recursive=True)}
+
+
+def test_dask_local_cluster_gives_the_same_verdicts(graded_class, tmp_path):
+    pytest.importorskip('distributed')
+    source, out = graded_class
+    earlier = descendants()
+    dask_out = tmp_path / 'dask'
+    assert run_cli('batch', source, '--out', dask_out, '--dask-local', 2, '--no-progress') == 0
+    local = current_results(out)
+    remote = current_results(dask_out)
+    assert {k: (r.status, compare.verdict(r.result)) for k, r in remote.items()} == \
+        {k: (r.status, compare.verdict(r.result)) for k, r in local.items()}
+    workers = {r['worker'].split(':')[1] for rs in history(dask_out).values() for r in rs
+               if r['worker']}
+    assert len(workers) >= 1
+    deadline = time.monotonic() + 20
+    while descendants() - earlier and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not descendants() - earlier, 'the LocalCluster left processes behind'
+
+
+def quick_folder_class(folder, size):
+    folder.mkdir()
+    for i in range(size):
+        student = folder / f's{i:02d}'
+        student.mkdir()
+        (student / 'tictactoe.py').write_bytes(variant(QUICK[i % len(QUICK)]))
+    return folder
+
+
+def graded_rows(out):
+    """``{key: (result id, graded_at)}`` of the current results (read while a batch writes)."""
+    path = out / 'gradebook.sqlite'
+    if not path.exists():
+        return {}
+    try:
+        db = sqlite3.connect(path, timeout=5)
+        try:
+            return {k: (i, g) for k, i, g in db.execute(
+                'SELECT submission_key, id, graded_at FROM results WHERE current = 1')}
+        finally:
+            db.close()
+    except sqlite3.OperationalError:
+        return {}
+
+
+def start_batch(source, out, *extra):
+    return subprocess.Popen(
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+         'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress', *extra],
+        cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def stop_group(proc, sig):
+    """Send ``sig`` to the batch's process group; wait until all it started are gone."""
+    started = psutil.Process(proc.pid).children(recursive=True)
+    os.killpg(proc.pid, sig)
+    proc.wait(timeout=60)
+    gone, alive = psutil.wait_procs(started, timeout=20)
+    for leftover in alive:
+        leftover.kill()
+    return alive
+
+
+def wait_for_results(out, at_least, proc, seconds=120):
+    deadline = time.monotonic() + seconds
+    while len(graded_rows(out)) < at_least:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, 'the batch produced no results'
+        time.sleep(0.05)
+    return graded_rows(out)
+
+
+@pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGINT])
+def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig):
+    source = quick_folder_class(tmp_path / 'class', 20)
+    out = tmp_path / 'out'
+    proc = start_batch(source, out)
+    wait_for_results(out, 4, proc)
+    left = stop_group(proc, sig)
+    assert not left, f'processes outlived the batch: {left}'
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130
+        assert b'--resume' in proc.stderr.read()
+    finished = graded_rows(out)
+    assert 4 <= len(finished) < 20
+    resumed = subprocess.run(
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+         'batch', str(source), '--out', str(out), '--resume', '--workers', '2', '--no-progress'],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f'{len(finished)} kept from the gradebook' in resumed.stdout
+    after = graded_rows(out)
+    assert set(after) == {f's{i:02d}' for i in range(20)}
+    assert all(after[k] == finished[k] for k in finished)       # not regraded, not lost
+    assert all(len(rows) == 1 for rows in history(out).values())
+    with Gradebook(out) as book:
+        assert [(r['kind'], r['status']) for r in book.runs()] == \
+            [('batch', 'interrupted'), ('resume', 'finished')]

@@ -1,0 +1,212 @@
+"""Connect four plug-in: probe measurements, judging details, plays_well.
+
+The probe is called in-process on trusted files (the reference and example
+submissions); the sandboxed path is covered by test_submissions.py.
+"""
+import importlib.util
+import time
+from dataclasses import replace
+
+import jsonschema
+import pytest
+import yaml
+
+from grader.config import CheckSettings
+from grader.exercises import base
+from grader.exercises.connect4 import probe, rules
+from grader.exercises.connect4.judge import EXERCISE
+from grader.sandbox.session import Reply
+
+from gradertest import ROOT, SUBMISSIONS
+
+CASES = {c['name']: c for c in
+         yaml.safe_load((ROOT / 'fixtures' / 'connect4.yaml').read_text())['cases']}
+VARIANTS = SUBMISSIONS / 'connect4'
+VALIDATOR = jsonschema.Draft202012Validator(EXERCISE.observation_schema)
+
+
+class Ctx:
+    perf_counter = staticmethod(time.perf_counter)
+
+
+def module(path):
+    spec = importlib.util.spec_from_file_location(f'c4_{path.stem}', path)
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+def case(name, hidden=False):
+    raw = CASES[name]
+    return base.Case(raw['name'], raw['input'], raw['expected'], raw['source'],
+                     tuple(raw['tags']), hidden)
+
+
+def search(path, name, entry='alphabetapruning', fallback=False):
+    raw = CASES[name]
+    payload = {'task': 'search', 'entry': entry, 'fallback': fallback, 'count': True,
+               'board': raw['input']['board'], 'depth': raw['input']['depth']}
+    observation = probe.search(module(path), payload, Ctx())
+    assert VALIDATOR.is_valid(observation)
+    return observation
+
+
+@pytest.mark.parametrize('variant,nodes', [('alphabeta_make_unmake.py', 'makemoves'),
+                                           ('alphabeta_deepcopy.py', 'copies')])
+def test_probe_counts_leaves_and_nodes_as_the_oracle(variant, nodes):
+    name = 'full-columns-d5'
+    obs = search(VARIANTS / variant, name)
+    expected = CASES[name]['expected']
+    assert obs['leaves'] == expected['alphabeta_leaves']
+    assert obs[nodes] == expected['alphabeta_nodes']
+    assert obs['board_after'] == CASES[name]['input']['board']
+    assert obs['moves_after'] == {'kind': 'int', 'value': obs['moves_before'], 'type': 'int'}
+
+
+def test_fallback_runs_minimax_only_for_the_placeholder():
+    skipped = search(ROOT / 'reference' / 'connect4.py', 'middle-11-d4', 'minimax', True)
+    assert skipped['skipped'] and skipped['leaves'] == 0
+    graded = search(VARIANTS / 'minimax_only.py', 'middle-11-d4', 'minimax', True)
+    assert not graded['skipped']
+    assert graded['leaves'] == CASES['middle-11-d4']['expected']['minimax_leaves']
+
+
+def test_direct_call_returns_the_raw_answer():
+    raw = CASES['block-column-d4']
+    payload = {'task': 'search', 'entry': 'minimax', 'fallback': True,
+               'board': raw['input']['board'], 'depth': raw['input']['depth']}
+    value, column = probe.direct_call(module(VARIANTS / 'minimax_only.py'), payload, {})
+    assert value == raw['expected']['value'] and column in raw['expected']['best_moves']
+    evaluated = probe.direct_call(module(VARIANTS / 'template.py'),
+                                  {'task': 'evaluate', 'board': raw['input']['board']}, {})
+    assert evaluated == raw['expected']['evaluation']
+
+
+def reply(observation, wall=0.1, limit=2.0):
+    return Reply(status='ok', observation=observation, wall=wall, limit=limit)
+
+
+def judged(name, result, hidden=False, **changes):
+    """Judge one case from a hand-made alphabetapruning observation."""
+    c = case(name, hidden)
+    obs = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+           'result': result, 'board_after': list(c.input['board']),
+           'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4},
+           'leaves': 100, 'makemoves': 150, 'copies': 0, 'seconds': 0.1}
+    obs.update(changes)
+    skipped = dict(obs, entry='minimax', skipped=True)
+    evaluation = {'task': 'evaluate', 'value': {'kind': 'int', 'value': c.expected['evaluation']}}
+    for observation in (obs, skipped, evaluation):
+        assert VALIDATOR.is_valid(observation)
+    settings = replace_settings()
+    return {o.check: o for o in EXERCISE.judge(c, [reply(obs), reply(skipped),
+                                                    reply(evaluation)], settings)}
+
+
+def pair(first, second):
+    return {'shape': 'sequence', 'length': 2,
+            'items': [{'kind': 'int', 'value': first}, {'kind': 'int', 'value': second}]}
+
+
+def replace_settings(**checks):
+    from grader import config
+    settings = config.load(ROOT / 'grading.yaml').exercises['connect4']
+    merged = dict(settings.checks)
+    for name, params in checks.items():
+        merged[name] = CheckSettings(name, 0.0, 'proportional', params=params)
+    return replace(settings, checks=merged)
+
+
+def test_swapped_pair_is_named():
+    outcomes = judged('block-column-d4', pair(4, -50))
+    assert not outcomes['values'].passed
+    assert 'swapped' in outcomes['values'].message
+
+
+def test_row_instead_of_column_is_named_and_board_drawn():
+    # block-column-d4: the best column 4 holds three pieces, so its piece lands on row 3.
+    outcomes = judged('block-column-d4', pair(-50, 3))
+    moves = outcomes['moves']
+    assert outcomes['values'].passed and not moves.passed
+    assert 'row where the piece lands' in moves.feedback
+    assert rules.render_board(rules.parse_board(CASES['block-column-d4']['input']['board'])) \
+        in moves.feedback
+    assert 'returned: (-50, 3)' in moves.feedback and 'expected: value -50' in moves.feedback
+    assert not outcomes['balance'].passed and not outcomes['timeouts'].passed
+
+
+def test_hidden_case_feedback_keeps_the_answer():
+    outcomes = judged('block-column-d4', pair(-12, 2), hidden=True)
+    for outcome in outcomes.values():
+        if not outcome.passed:
+            assert 'expected' not in outcome.feedback and '-50' not in outcome.message
+
+
+def test_board_left_changed_fails_balance_only():
+    c = case('block-column-d4')
+    after = list(c.input['board'])
+    after[0] = 'o' + after[0][1:]
+    outcomes = judged('block-column-d4', pair(-50, 4), board_after=after,
+                      moves_after={'kind': 'int', 'value': 5})
+    assert outcomes['values'].passed and outcomes['moves'].passed
+    assert not outcomes['balance'].passed
+    assert 'row 5 column 0' in outcomes['balance'].message
+    assert 'self.moves changed from 4 to 5' in outcomes['balance'].message
+
+
+def test_pruning_margin_on_leaves():
+    expected = CASES['block-column-d4']['expected']
+    prunes = judged('block-column-d4', pair(-50, 4), leaves=expected['alphabeta_leaves'])
+    full = judged('block-column-d4', pair(-50, 4), leaves=expected['minimax_leaves'])
+    wrong = judged('block-column-d4', pair(-43, 4), leaves=expected['alphabeta_leaves'])
+    assert prunes['pruning'].passed
+    assert not full['pruning'].passed and 'no pruning' in full['pruning'].message
+    assert not wrong['pruning'].passed
+    facts = EXERCISE.facts(list(prunes.values()), replace_settings())
+    assert facts['prunes'] and facts['entry'] == 'alphabetapruning'
+    assert facts['leaf_ratios'] == {'block-column-d4': round(
+        expected['alphabeta_leaves'] / expected['minimax_leaves'], 4)}
+
+
+def test_placeholder_grades_minimax_and_timeout_fails_every_check():
+    c = case('centre-reply-d6')
+    none = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+            'result': {'shape': 'single', 'item': {'kind': 'none'}}, 'board_after': None,
+            'moves_before': 1, 'moves_after': {'kind': 'none'}, 'leaves': 0, 'makemoves': 0,
+            'copies': 0, 'seconds': 0.0}
+    timeout = Reply(status='timeout', wall=27.0, limit=27.0)
+    evaluation = reply({'task': 'evaluate', 'value': {'kind': 'int', 'value': 0}})
+    outcomes = EXERCISE.judge(c, [reply(none), timeout, evaluation], replace_settings())
+    search = [o for o in outcomes if o.check != 'evaluation']
+    assert {o.check for o in search} == {'values', 'moves', 'timeouts', 'balance', 'pruning'}
+    assert all(not o.passed and 'timed out' in o.message for o in search)
+    assert 'minimax(board, 6' in search[0].feedback
+    assert EXERCISE.facts(outcomes, replace_settings())['entry'] == 'minimax'
+
+
+def test_plays_well_requests_only_when_games_are_set():
+    c = case('empty-board-d4')
+    assert len(EXERCISE.requests(c, replace_settings())) == 3
+    on = replace_settings(plays_well={'games': 3, 'depth': 2})
+    games = EXERCISE.requests(c, on)[3:]
+    assert [g.payload['first'] for g in games] == ['o', 'x', 'o']
+    assert {g.limit_key for g in games} == {'game'}
+    assert len(EXERCISE.requests(case('middle-11-d4'), on)) == 3
+
+
+@pytest.mark.parametrize('variant,lost', [('reference', False), ('bug_wrong_side.py', True)])
+def test_plays_well_in_the_sandbox(variant, lost, policy, run, submission):
+    from grader import engine
+    path = ROOT / 'reference' / 'connect4.py' if variant == 'reference' else VARIANTS / variant
+    settings = replace_settings(plays_well={'games': 2, 'depth': 3, 'max_losses': 0})
+    patched = replace(policy, exercises={**policy.exercises, 'connect4': settings})
+    games_run = engine.Run(patched, calibration=run.calibration, isolation=run.isolation)
+    result = engine.grade(patched, submission('connect4', path), run=games_run,
+                          only=['connect4']).exercise('connect4')
+    check = next(c for c in result.checks if c.name == 'plays_well')
+    assert check.cases_total == 2 and check.passed is not lost
+    if lost:
+        assert result.facts['games']['loss'] == 2
+        assert ' 0 1 2 3 4 5 6' in check.failures[0]['feedback']
+    else:
+        assert result.facts['games'] == {'win': 2, 'draw': 0, 'loss': 0}

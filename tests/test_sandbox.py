@@ -1,0 +1,193 @@
+"""The sandbox's layers, one at a time, through :class:`grader.sandbox.session.Session`.
+
+The child runs ``grader.sandbox.selftest``, which calls one function of a
+small module and reports what it returned.  Each test skips, with the reason,
+when the layer it is about is missing on this machine.
+"""
+import os
+import textwrap
+import time
+
+import psutil
+import pytest
+
+from grader.sandbox import layers
+from grader.sandbox.session import Session
+
+ISOLATION = layers.detect()
+
+MODULE = '''
+import os, socket, sys, threading, time
+
+def identity():
+    status = dict(line.split(':', 1) for line in open('/proc/self/status'))
+    return [os.getuid(), os.getgid(), len(os.getgroups()), int(status['NoNewPrivs']),
+            int(status['Seccomp']), os.getpid(), os.getppid()]
+
+def visible():
+    names = ['/work/main/reference', '/work/main/fixtures', '/work/main/grading.yaml',
+             '/root/.ssh', '/etc/passwd', '/etc/shadow', '/var/run/docker.sock']
+    return [n for n in names if os.path.exists(n)]
+
+def fork():
+    return os.fork()
+
+def inet_socket():
+    return socket.socket(socket.AF_INET, socket.SOCK_STREAM).fileno()
+
+def threads():
+    box = []
+    worker = threading.Thread(target=lambda: box.append(6 * 7))
+    worker.start()
+    worker.join()
+    return box[0]
+
+def spin():
+    while True:
+        pass
+
+def stubborn():
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+
+def daemon():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        time.sleep(30)
+        os._exit(0)
+    return 1
+'''
+
+
+def session(tmp_path, isolation, **kwargs):
+    folder = tmp_path / 'sub'
+    folder.mkdir(exist_ok=True)
+    (folder / 'tictactoe.py').write_text(textwrap.dedent(MODULE))
+    return Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=isolation,
+                   **kwargs)
+
+
+def value(reply):
+    assert reply.ok, (reply.status, reply.error)
+    item = reply.observation['value']
+    return [i.get('value') for i in item] if isinstance(item, list) else item.get('value')
+
+
+def require(*names, isolation=ISOLATION):
+    missing = [n for n in names if not isolation.has(n)]
+    if missing:
+        pytest.skip(f'layer(s) {", ".join(missing)} unavailable: {"; ".join(isolation.missing)}')
+
+
+def test_detect_names_every_missing_layer_in_one_line():
+    isolation = layers.detect()
+    assert isolation.level in ('advisory', 'standard', 'strong')
+    assert all('\n' not in line and ':' in line for line in isolation.missing)
+    if isolation.level == 'strong':
+        assert all(isolation.has(layer) for layer in layers.STRONG)
+    for layer in layers.STRONG:
+        assert isolation.has(layer) or any(m.startswith(layer + ':') for m in isolation.missing)
+
+
+def test_strong_child_is_unprivileged_and_alone(tmp_path):
+    require(*layers.STRONG)
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        uid, gid, groups, no_new_privs, seccomp, pid, ppid = value(box.call({'function': 'identity'}, 5))
+        assert (uid, gid, groups) == (box.uid, box.uid, 0) and uid in layers.SANDBOX_UIDS
+        assert no_new_privs == 1 and seccomp == 2
+        assert (pid, ppid) == (1, 0)          # its own PID namespace: no parent to see
+        assert value(box.call({'function': 'visible'}, 5)) == []
+        child = psutil.Process(box.proc.pid).children(recursive=True)
+        assert any(p.uids().real == box.uid for p in child)
+
+
+def test_seccomp_alone_denies_processes_and_sockets_but_not_threads(tmp_path):
+    require('seccomp')
+    isolation = layers.weaker(ISOLATION, ['audit-hook'])
+    with session(tmp_path, isolation) as box:
+        assert box.start().ok
+        for function in ('fork', 'inet_socket'):
+            reply = box.call({'function': function}, 5)
+            assert reply.status == 'error' and 'PermissionError' in reply.error, reply.error
+        assert value(box.call({'function': 'threads'}, 5)) == 42
+
+
+def test_network_namespace_alone_has_no_route(tmp_path):
+    require('namespaces')
+    isolation = layers.weaker(ISOLATION, ['audit-hook', 'seccomp'])
+    with session(tmp_path, isolation) as box:
+        assert box.start().ok
+        reply = box.call({'function': 'inet_socket'}, 5)
+        assert reply.ok   # a socket can be made, but nothing can be reached from it
+        probe = ('import socket\ndef connect():\n    s = socket.socket()\n'
+                 '    s.settimeout(1)\n    s.connect(("10.255.255.1", 9))\n')
+        assert 'Network is unreachable' in _run_source(tmp_path, isolation, probe, 'connect')
+
+
+def _run_source(tmp_path, isolation, source, function):
+    folder = tmp_path / 'extra'
+    folder.mkdir(exist_ok=True)
+    (folder / 'tictactoe.py').write_text(source)
+    with Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=isolation) as box:
+        assert box.start().ok
+        reply = box.call({'function': function}, 5)
+        return reply.error
+
+
+@pytest.mark.parametrize('function', ['spin', 'stubborn'])
+def test_call_time_limit_holds_and_the_next_call_starts_afresh(tmp_path, function):
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        started = time.monotonic()
+        reply = box.call({'function': function}, 0.5)
+        assert reply.status == 'timeout'
+        # CPU limit 0.5 s; a call that swallows the soft limits is killed at the
+        # wall-clock allowance plus the parent's grace.
+        from grader.sandbox.session import GRACE_SECONDS, wall_allowance
+        assert time.monotonic() - started < wall_allowance(0.5) + GRACE_SECONDS + 1.0
+        assert value(box.call({'function': 'threads'}, 5)) == 42
+        assert box.starts == (2 if function == 'stubborn' else 1)
+
+
+def test_teardown_without_cgroup_or_namespaces_sweeps_a_daemon(tmp_path):
+    """The weakest Linux level: a double-forked setsid() daemon is still killed."""
+    require('rlimits')
+    if not os.uname().sysname == 'Linux':
+        pytest.skip('the subreaper sweep is Linux only')
+    isolation = layers.weaker(ISOLATION, ['audit-hook', 'seccomp', 'namespaces', 'cgroup',
+                                          'uid-drop'])
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    with session(tmp_path, isolation) as box:
+        assert box.start().ok
+        assert value(box.call({'function': 'daemon'}, 5)) == 1
+    time.sleep(0.2)
+    left = [p for p in psutil.Process().children(recursive=True)
+            if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE]
+    assert not left, left
+
+
+def test_start_cost_per_level(tmp_path, capsys):
+    """Child start (process, layers, import of a small module), median of 5, per level."""
+    levels = {'strong': ISOLATION,
+              'standard': layers.weaker(ISOLATION, ['namespaces', 'seccomp', 'cgroup',
+                                                    'uid-drop'])}
+    costs = {}
+    for name, isolation in levels.items():
+        times = []
+        with session(tmp_path, isolation) as box:
+            for _ in range(5):
+                started = time.monotonic()
+                assert box.start().ok
+                times.append(time.monotonic() - started)
+        costs[name] = sorted(times)[2]
+    with capsys.disabled():
+        print('\nchild start, median of 5: ' + ', '.join(
+            f'{name} ({levels[name].level}) {1000 * s:.0f} ms' for name, s in costs.items()))
+    assert all(s < 2.0 for s in costs.values())

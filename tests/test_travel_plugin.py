@@ -1,0 +1,114 @@
+"""The route planner plug-in's own pieces: data layout, load hint, reading answers, feedback."""
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grader import exercises
+from grader.exercises import base
+from grader.exercises.travel import judge
+from grader.sandbox.session import Reply, Session
+
+ROOT = Path(__file__).resolve().parents[1]
+SUBMISSIONS = ROOT / 'tests' / 'submissions'
+
+
+@pytest.fixture(scope='module')
+def plugin():
+    return exercises.get('travel')
+
+
+@pytest.fixture
+def settings(policy):
+    return policy.exercises['travel']
+
+
+def test_prepare_lays_out_the_network_where_the_handout_looks(plugin, settings, tmp_path):
+    copy = tmp_path / 'copy'
+    (copy / 'src').mkdir(parents=True)
+    (copy / 'network.json').write_text('[]')           # a student's own, edited copy: replaced
+    (copy / 'lines.json').mkdir()                      # even a folder in the way
+    plugin.prepare(settings)(copy)
+    for name, source in [('network.json', 'stops_file'), ('lines.json', 'routes_file'),
+                         ('large/network.json', 'large_stops_file'), ('large/lines.json', 'large_routes_file')]:
+        assert (copy / name).read_bytes() == open(settings.options[source], 'rb').read(), name
+    assert plugin.child_options(settings)['data']['small'] == ['network.json', 'lines.json']
+
+
+def test_exit_at_import_gets_a_hint_naming_the_provided_files(plugin, settings, run, tmp_path):
+    folder = tmp_path / 'submission'
+    shutil.copytree(SUBMISSIONS / 'travel' / 'exit_at_import_wrong_names', folder)
+    relpath = plugin.locate(folder, settings)
+    assert relpath == 'src/citymap.py'
+    with Session(folder, relpath, plugin.probe, options=plugin.child_options(settings),
+                 isolation=run.isolation, prepare=plugin.prepare(settings)) as session:
+        loaded = session.start()
+    assert loaded.ok and any('sys.exit()' in w for w in loaded.observation['warnings'])
+    hint, = plugin.load_warnings(loaded, settings)
+    assert 'network.json and lines.json' in hint and 'graph.json' in hint and 'not found' in hint
+
+
+def test_a_clean_import_gets_no_hint(plugin, settings):
+    loaded = Reply(status='ok', observation={'warnings': [], 'probe': {'printed': ''}})
+    assert plugin.load_warnings(loaded, settings) == []
+
+
+def route_case(hidden=False):
+    case = next(c for c in yaml.safe_load((ROOT / 'fixtures/travel.yaml').read_text())['cases']
+                if c['name'] == 'one-way-street')
+    return base.Case(name=case['name'], input=case['input'], expected=case['expected'],
+                     source=case['source'], tags=tuple(case['tags']), hidden=hidden)
+
+
+def reply_with_chain(chain, end='none'):
+    return Reply(status='ok', wall=0.01, limit=1.0, observation={
+        'network_error': None, 'error': None, 'goal_set': True, 'returned': {'kind': 'state'},
+        'chain': chain, 'chain_end': end, 'expansions': None, 'search_seconds': 0.001})
+
+
+def test_route_feedback_draws_returned_and_expected_but_not_for_hidden_cases(plugin, settings):
+    case = route_case()
+    late = [[case.input['goal'], 19], [case.input['start'], case.input['departure']]]
+    arrival, route, timeouts = plugin.judge(case, [reply_with_chain(late)], settings)
+    assert not arrival.passed and 'expected 8m' in arrival.message
+    assert 'returned (start first):' in arrival.feedback and 'expected: arrival at 8m' in arrival.feedback
+    assert not route.passed and 'no tram runs directly' in route.message
+    assert not timeouts.passed
+    hidden = plugin.judge(route_case(hidden=True), [reply_with_chain(late)], settings)[0]
+    assert not hidden.passed and '8m' not in hidden.message and 'expected' not in hidden.feedback
+
+
+def test_a_forward_linked_list_is_read_at_its_goal_end(plugin, settings):
+    case = route_case()
+    forwards = [[code, time] for code, time in case.expected['hops']]
+    arrival, route, _ = plugin.judge(case, [reply_with_chain(forwards)], settings)
+    assert arrival.passed
+    assert not route.passed and 'linked forwards' in route.message
+
+
+def test_a_cycle_in_the_returned_list_fails_the_route(plugin, settings):
+    case = route_case()
+    backwards = [[code, time] for code, time in reversed(case.expected['hops'])]
+    arrival, route, _ = plugin.judge(case, [reply_with_chain(backwards, end='cycle')], settings)
+    assert arrival.passed and not route.passed and 'cycle' in route.message
+
+
+def test_expansion_order_names_the_search(settings):
+    network = judge.network_of(settings)
+    codes = sorted(network.stops)
+    trip = {'start': codes[0], 'goal': codes[-1]}
+    levels = judge.hop_levels(network, trip['start'])
+    by_hops = sorted(levels, key=lambda c: (levels[c], c))[:30]
+    # breadth-first: stops by number of stops from the start, times all over the place
+    order = [[code, (7 * k) % 23] for k, code in enumerate(by_hops)]
+    assert judge.expansion_order(network, trip, order) == {'hops'}
+    # time order only: times that never decrease, on stops ever nearer the goal
+    # (so time + heuristic falls within each minute)
+    far_first = sorted(codes, key=lambda c: -network.heuristic(c, trip['goal']))[:30]
+    order = [[code, k // 10] for k, code in enumerate(far_first)]
+    assert 'time' in judge.expansion_order(network, trip, order)
+    assert 'f' not in judge.expansion_order(network, trip, order)
+    assert judge.describe_order([{'f', 'time'}, {'f'}]) == 'A*'
+    assert judge.describe_order([{'time'}, {'time', 'hops'}]) == 'time only (Dijkstra)'
+    assert judge.describe_order([{'f'}, {'hops'}]) == 'unclear'
