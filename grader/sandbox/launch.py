@@ -103,9 +103,13 @@ def bwrap_argv(isolation, copy, uid_drop):
     else:
         args += ['--unshare-user', '--disable-userns']
     _bind_system(args)
+    # The scratch file systems come first: a Python installation or grader
+    # checkout that lives under /tmp (as in a CI clone) is bound on top of them.
+    args += ['--perms', '1777', '--size', str(TMPFS_BYTES), '--tmpfs', '/tmp',
+             '--perms', '0777', '--size', str(TMPFS_BYTES), '--tmpfs', INSIDE_HOME]
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
     prefixes |= {sys.prefix, sys.exec_prefix}
-    made = {'/usr', '/etc'}
+    made = {'/usr', '/etc', '/tmp', INSIDE_HOME}
     for prefix in sorted(prefixes):
         if not any(prefix.startswith(lib + '/') for lib in _LIBRARIES):
             _parents(args, prefix, made)
@@ -113,8 +117,6 @@ def bwrap_argv(isolation, copy, uid_drop):
     _parents(args, f'{INSIDE_PACKAGE_PARENT}/grader', made)
     args += ['--ro-bind', layers.PACKAGE_DIR, f'{INSIDE_PACKAGE_PARENT}/grader',
              '--dev', '/dev', '--proc', '/proc',
-             '--perms', '1777', '--size', str(TMPFS_BYTES), '--tmpfs', '/tmp',
-             '--perms', '0777', '--size', str(TMPFS_BYTES), '--tmpfs', INSIDE_HOME,
              '--bind', str(copy), INSIDE_COPY, '--chdir', INSIDE_COPY,
              '--remount-ro', '/', '--']
     return args

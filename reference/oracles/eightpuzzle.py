@@ -165,18 +165,18 @@ def default_cases(options):
         picked.add(state)
         suffix = "" if LENGTHS.count(length) == 1 else "-" + "abcdefgh"[seen[length] - 1]
         cases.append({
-            "name": "length-%02d%s" % (length, suffix),
-            "source": "generated: seeded pick (seed %d) among the states %d moves from the goal (%d of them)"
-                      % (SEED, length, len(layers[length])),
+            "name": f"length-{length:02d}{suffix}",
+            "source": f"generated: seeded pick (seed {SEED}) among the states {length} moves "
+                      f"from the goal ({len(layers[length])} of them)",
             "tags": _tags(length),
             "input": {"state": list(state)},
         })
     for game in range(1, SHUFFLE_GAMES + 1):
         state = _shuffled(rng, SHUFFLES)
         cases.append({
-            "name": "shuffled-game-%d" % game,
-            "source": "generated: %d random slides from the goal like the handout's InitialState(%d), seed %d"
-                      % (SHUFFLES, SHUFFLES, SEED),
+            "name": f"shuffled-game-{game}",
+            "source": f"generated: {SHUFFLES} random slides from the goal like the handout's "
+                      f"InitialState({SHUFFLES}), seed {SEED}",
             "tags": _tags(puzzle_table.distance(state)),
             "input": {"state": list(state)},
         })
@@ -193,8 +193,8 @@ def default_cases(options):
             if not puzzle.is_solvable(state):
                 break
         cases.append({
-            "name": "unsolvable-random-%d" % index,
-            "source": "generated: seeded random permutation with odd parity (seed %d)" % SEED,
+            "name": f"unsolvable-random-{index}",
+            "source": f"generated: seeded random permutation with odd parity (seed {SEED})",
             "tags": _tags(None),
             "input": {"state": state},
         })

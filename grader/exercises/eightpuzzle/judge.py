@@ -268,16 +268,18 @@ class EightPuzzle(base.Exercise):
         if answer.problem == 'none':
             returned = describe_returned(obs)
             if obs['returned']['kind'] == 'other':
-                return (f'returned {returned}, not a list of states', 'Return the path as a list '
-                        'of states, the start first and the goal last.', '')
+                return (f'returned {returned}, not a list of states',
+                        'Return the path as a list of states, the start first and the goal last.',
+                        '')
             rebuilt = obs.get('reconstructed')
             if rebuilt and rebuilt.get('calls'):
-                return (f'returned {returned}; ReconstructPath was called, but its camefrom '
-                        'holds no path to the goal', 'camefrom must map ListToString(state) '
-                        'to the state it was reached from.', '')
+                return ((f'returned {returned}; ReconstructPath was called, but its camefrom '
+                         'holds no path to the goal'),
+                        'camefrom must map ListToString(state) to the state it was reached from.',
+                        '')
             return (f'returned {returned}, did not call ReconstructPath and printed no path',
-                    'Is the A* loop still the template placeholder? When the goal is taken '
-                    'from the open list, return self.ReconstructPath(camefrom, current).', '')
+                    ('Is the A* loop still the template placeholder? When the goal is taken '
+                     'from the open list, return self.ReconstructPath(camefrom, current).'), '')
         if answer.problem == 'long':
             return (f'a path of {answer.length} states, too long to check',
                     'A path this long is far from a shortest one.', '')
@@ -289,20 +291,20 @@ class EightPuzzle(base.Exercise):
             drawing = puzzle.render_side_by_side(
                 [states[k], states[k + 1]], [f'state {k}', f'state {k + 1}'])
             return (f'step {k + 1} of the path (state {k} to {k + 1}) is not a single slide',
-                    'Each state must follow from the previous one by sliding one tile into '
-                    'the blank; rebuild the path by following camefrom one state at a time.',
+                    ('Each state must follow from the previous one by sliding one tile into '
+                     'the blank; rebuild the path by following camefrom one state at a time.'),
                     drawing)
         if answer.problem == 'reversed':
             return ('the path runs from the goal to the start',
-                    'The path runs from the goal to the start: reverse it (ReconstructPath '
-                    'collects the states backwards from the goal).', '')
+                    ('The path runs from the goal to the start: reverse it (ReconstructPath '
+                     'collects the states backwards from the goal).'), '')
         if answer.problem == 'first':
             drawing = puzzle.render_side_by_side([states[0]], ['first state of the path'])
             return ('the path does not begin with the start state',
                     'The path must begin with the state Astar was given.', drawing)
         drawing = puzzle.render_side_by_side([states[-1]], ['last state of the path'])
-        return ('the path does not end at the goal', 'The path must end with the goal '
-                '[1, 2, 3, 4, 5, 6, 7, 8, 0].', drawing)
+        return ('the path does not end at the goal',
+                'The path must end with the goal [1, 2, 3, 4, 5, 6, 7, 8, 0].', drawing)
 
     @staticmethod
     def _judge_length(check, case, answer, problem, outcome, measured, reply):

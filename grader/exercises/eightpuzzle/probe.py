@@ -133,11 +133,13 @@ def handle(module, payload, options, ctx):
     captured = {'states': None, 'calls': 0}
 
     original, owned = plain_function(cls, expand_name)
-    method_wrapper = None
-    if original is not None:
-        def method_wrapper(self, *args, **kwargs):
-            counts['method'] += 1
-            return original(self, *args, **kwargs)
+
+    def counting_method(self, *args, **kwargs):
+        counts['method'] += 1
+        return original(self, *args, **kwargs)
+
+    method_wrapper = counting_method if original is not None else None
+    if method_wrapper is not None:
         setattr(cls, expand_name, method_wrapper)
     try:
         game = cls()

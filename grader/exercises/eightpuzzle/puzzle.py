@@ -42,7 +42,7 @@ def apply_move(state, move):
     """The state (a tuple) after the blank travels by ``move``; ValueError if illegal."""
     blank = state.index(BLANK)
     if move not in legal_moves(blank):
-        raise ValueError("the blank at %d cannot move by %+d" % (blank, move))
+        raise ValueError(f"the blank at {blank} cannot move by {move:+d}")
     tiles = list(state)
     tiles[blank], tiles[blank + move] = tiles[blank + move], tiles[blank]
     return tuple(tiles)
