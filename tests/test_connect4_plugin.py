@@ -77,7 +77,7 @@ def test_direct_call_returns_the_raw_answer():
                'board': raw['input']['board'], 'depth': raw['input']['depth']}
     value, column = probe.direct_call(module(VARIANTS / 'minimax_only.py'), payload, {})
     assert value == raw['expected']['value'] and column in raw['expected']['best_moves']
-    evaluated = probe.direct_call(module(VARIANTS / 'template.py'),
+    evaluated = probe.direct_call(module(ROOT / 'student_template' / 'connect4.py'),
                                   {'task': 'evaluate', 'board': raw['input']['board']}, {})
     assert evaluated == raw['expected']['evaluation']
 

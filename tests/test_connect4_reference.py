@@ -252,12 +252,16 @@ def test_render_board_draws_top_row_first_with_column_numbers():
 def test_verdicts_name_every_example_submission():
     verdicts = yaml.safe_load((SUBMISSIONS / 'verdicts.yaml').read_text())
     files = {path.name for path in SUBMISSIONS.glob('*.py')}
+    files.add('../../../student_template/connect4.py')   # the template itself is graded
     assert set(verdicts) == files
     for verdict in verdicts.values():
         assert set(verdict['fails']) <= CHECKS
         assert verdict['description']
 
 
-def test_template_is_the_student_template():
-    template = ROOT / 'student_template' / 'connect4.py'
-    assert (SUBMISSIONS / 'template.py').read_text() == template.read_text()
+def test_the_student_template_is_graded():
+    verdicts = yaml.safe_load((SUBMISSIONS / 'verdicts.yaml').read_text())
+    template = verdicts['../../../student_template/connect4.py']
+    assert (SUBMISSIONS / '../../../student_template/connect4.py').resolve() == \
+        ROOT / 'student_template' / 'connect4.py'
+    assert template['score'] == 0

@@ -249,13 +249,17 @@ def test_template_has_the_handout_api_a_true_manhattan_and_a_returning_reconstru
 
 def test_every_example_submission_has_a_verdict_naming_known_checks():
     verdicts = yaml.safe_load((SUBMISSIONS / "verdicts.yaml").read_text(encoding="utf-8"))
-    assert set(verdicts) == {path.name for path in SUBMISSIONS.glob("*.py")}
+    files = {path.name for path in SUBMISSIONS.glob("*.py")} | {"../../../student_template/eightpuzzle.py"}
+    assert set(verdicts) == files
     for name, verdict in verdicts.items():
         assert verdict["description"] and set(verdict["fails"]) <= CHECKS, name
 
 
-def test_template_submission_is_the_student_template():
-    assert (SUBMISSIONS / "template.py").read_text() == (ROOT / "student_template" / "eightpuzzle.py").read_text()
+def test_the_student_template_is_graded():
+    verdicts = yaml.safe_load((SUBMISSIONS / "verdicts.yaml").read_text())
+    name = "../../../student_template/eightpuzzle.py"
+    assert name in verdicts and verdicts[name]["score"] == 0
+    assert (SUBMISSIONS / name).resolve() == ROOT / "student_template" / "eightpuzzle.py"
 
 
 # --- helpers --------------------------------------------------------------

@@ -56,8 +56,13 @@ def facts_line(facts):
         parts.append(f"prunes: {'yes' if facts['prunes'] else 'no'}{extra}")
     if facts.get('entry'):
         parts.append(f"graded {facts['entry']}")
-    if facts.get('convention'):
-        parts.append(f"answer read from: {facts['convention']}")
+    convention = facts.get('result_convention') or facts.get('convention')
+    if convention and convention != 'none':
+        sources = {'list': 'the returned list', 'reconstruct_path': 'camefrom, via ReconstructPath',
+                   'printed': 'the printed path'}
+        parts.append(f'path read from {sources.get(convention, convention)}')
+    if facts.get('search_order'):
+        parts.append(f"expansion order: {facts['search_order']}")
     if 'student_seconds' in facts:
         parts.append(f"{facts['student_seconds']:.2f} s in your code")
     if facts.get('child_starts', 1) > 1:
