@@ -14,23 +14,12 @@ call, finds the strongly connected components of that graph.
 """
 import inspect
 import sys
-import types
+
+from grader.sandbox.instrument import nested_codes
 
 _settrace = sys.settrace
 _gettrace = sys.gettrace
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-
-
-def nested_codes(codes):
-    """``codes`` and every code object defined inside them."""
-    found, stack = set(), list(codes)
-    while stack:
-        code = stack.pop()
-        if code in found:
-            continue
-        found.add(code)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return found
 
 
 def cyclic(edges):
