@@ -145,7 +145,12 @@ def wrap_functions(namespace, files, skip=()):
             nonlocal calls
             calls += 1
             return func(*args, **kwargs)
-        wrapper.__name__ = getattr(func, '__name__', 'wrapper')
+        name = getattr(func, '__name__', 'wrapper')
+        # A code object of its own per wrapped function, so a call-graph
+        # profiler sees Minimax -> wrapper(Minimax) -> Minimax, and no false
+        # cycle through one wrapper shared by every function.
+        wrapper = types.FunctionType(wrapper.__code__.replace(co_name=f'counted_{name}'),
+                                     wrapper.__globals__, name, None, wrapper.__closure__)
         wrapper.__wrapped_by_grader__ = True
         return wrapper
 
