@@ -3,16 +3,13 @@
 Measurements live in the same process as student code, so they are kept out
 of reach of simple tricks and cross-checked:
 
-- :class:`CallCounter` counts calls of functions defined in the student's
-  files twice, independently: with a trace hook (``sys.settrace``) and with
-  a profile hook (``sys.setprofile``), so it sees helpers, nested functions
-  and methods however they are reached.  The two counts must be equal, both
-  hooks must still be installed after the call, and the counters (C-level
-  ``itertools.count`` objects, which cannot be decremented) must be the
-  ones installed: otherwise ``installed_ok`` is False.
+- :class:`grader.exercises.counting.SearchCounter` builds the call graph of
+  the student's search with ``cProfile`` and counts the calls of its
+  recursive functions; after the call, the profiler must still be the
+  installed profile function.
 - :func:`wrap_functions` is an independent second counter: it replaces the
   student's module-level functions with counting wrappers.  Every wrapped
-  call is also a traced call, so ``wrapped <= traced`` must hold.
+  call is also a profiled call, so ``wrapped <= all calls`` must hold.
 - :class:`TamperGuard` replaces ``sys.settrace``, ``sys.setprofile``,
   ``sys.gettrace`` and ``sys._getframe`` during a call with stand-ins that
   record the attempt and change nothing.  References to the real functions
@@ -26,84 +23,10 @@ Counters are closure cells, not module globals.  After a call, :meth:`verify`
 reports any sign of tampering; the judge then fails the check with
 "measurement tampered".
 """
-import inspect
-import itertools
 import sys
 import types
 
-_settrace = sys.settrace
-_gettrace = sys.gettrace
-_setprofile = sys.setprofile
-_getprofile = sys.getprofile
 _recorder = {}
-
-
-_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
-
-
-class CallCounter:
-    """Counts Python function calls of code objects from ``files``, two ways.
-
-    Code objects in ``excluded_codes`` (and the code nested in them, such as
-    a generator expression inside a provided helper) are not counted, and
-    neither are generator resumptions: a resumed generator is not a call.
-    """
-
-    def __init__(self, files, excluded_codes=()):
-        files = frozenset(files)
-        excluded = frozenset(nested_codes(excluded_codes))
-        traced, profiled = itertools.count(), itertools.count()
-        tick_traced, tick_profiled = traced.__next__, profiled.__next__
-
-        def counted(code):
-            return code.co_filename in files and code not in excluded \
-                and not code.co_flags & _RESUMABLE
-
-        def trace_hook(frame, event, arg):
-            if event == 'call' and counted(frame.f_code):
-                tick_traced()
-            return None
-
-        def profile_hook(frame, event, arg):
-            if event == 'call' and counted(frame.f_code):
-                tick_profiled()
-
-        def read():
-            # ``repr(count(5))`` is ``'count(5)'``: the next value, i.e. the calls.
-            return (int(repr(traced)[6:-1]), int(repr(profiled)[6:-1]))
-
-        def same_counters():
-            # A submission that reached the hooks' closure cells and swapped
-            # the counters for fresh ones leaves other objects there.
-            cells = (trace_hook.__closure__ or ()) + (profile_hook.__closure__ or ())
-            contents = [cell.cell_contents for cell in cells]
-            return any(c is tick_traced for c in contents) and \
-                any(c is tick_profiled for c in contents)
-
-        self._hooks = (trace_hook, profile_hook)
-        self._read, self._same = read, same_counters
-        self.installed_ok = True
-
-    def __enter__(self):
-        _setprofile(self._hooks[1])
-        _settrace(self._hooks[0])
-        return self
-
-    def __exit__(self, *exc):
-        hooks_in_place = _gettrace() is self._hooks[0] and _getprofile() is self._hooks[1]
-        _settrace(None)
-        _setprofile(None)
-        traced, profiled = self._read()
-        self.installed_ok = hooks_in_place and traced == profiled and self._same()
-        return False
-
-    @property
-    def calls(self):
-        return self._read()[0]
-
-    @property
-    def calls_profiled(self):
-        return self._read()[1]
 
 
 def nested_codes(codes):
