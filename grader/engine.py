@@ -12,7 +12,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import jsonschema
 
 from grader import __version__, calibrate, fixtures, scoring
 from grader import exercises as plugins
@@ -170,7 +169,7 @@ def grade_exercise(run, name, submission_dir):
     # machine measured), so it never decides a verdict on its own.
     largest = max(settings.factors.values())
     budget = sum(max(settings.min_seconds, largest) for _, rs in requests for _ in rs)
-    validator = jsonschema.Draft202012Validator(plugin.observation_schema)
+    validator = plugin.observation_validator
     outcomes, elapsed, wall = [], 0.0, 0.0
     with Session(submission_dir, relpath, plugin.probe, options=plugin.child_options(settings),
                  isolation=run.isolation, settings=run.policy.sandbox,

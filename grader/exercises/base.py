@@ -20,6 +20,7 @@ Judging rules shared by every exercise:
   as text, what was returned, what was expected, and one sentence on the
   likely cause.  Hidden cases never show their expected answer.
 """
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,8 @@ class Exercise(ABC):
     checks = ()
     observation_schema = {'type': 'object'}
     """JSON Schema every successful call's observation must satisfy."""
-    cost_key = 'default'
+    api_hint = 'keep the name and signature of the handout'
+    """The advice given when the module does not define the graded entry point."""
 
     # -- locating the student's file -------------------------------------
     def locate(self, submission_dir, settings):
@@ -114,8 +116,7 @@ class Exercise(ABC):
     def missing_entry(self, probe_load, relpath):
         """A sentence when the module does not define what is graded, else None."""
         if probe_load.get('defined') is False:
-            return (f"{relpath} does not define {probe_load.get('entry')}; "
-                    'keep the name and signature of the handout')
+            return f"{relpath} does not define {probe_load.get('entry')}; {self.api_hint}"
         return None
 
     def load_warnings(self, loaded, settings):
@@ -135,8 +136,10 @@ class Exercise(ABC):
                     source=raw.get('source', ''), tags=tuple(raw.get('tags', ())),
                     hidden=hidden, file=str(file))
 
-    def valid_observation(self, observation):
-        return jsonschema.Draft202012Validator(self.observation_schema).is_valid(observation)
+    @functools.cached_property
+    def observation_validator(self):
+        """The compiled :attr:`observation_schema` (built once per plug-in)."""
+        return jsonschema.Draft202012Validator(self.observation_schema)
 
 
 def failure_message(reply):

@@ -235,6 +235,7 @@ class Travel(base.Exercise):
     name = 'travel'
     title = 'Tram route planner: time-dependent A*'
     files = ('citymap.py',)
+    api_hint = 'keep the classes and method names of the handout'
     probe = 'grader.exercises.travel.probe'
     observation_schema = OBSERVATION
     checks = (
@@ -271,12 +272,6 @@ class Travel(base.Exercise):
         return {'data': {'small': [stops_name, routes_name],
                          'large': [f'{LARGE_FOLDER}/{STOPS_NAME}', f'{LARGE_FOLDER}/{ROUTES_NAME}']},
                 **{k: v for k, v in settings.options.items() if k.endswith('_file')}}
-
-    def missing_entry(self, probe_load, relpath):
-        if probe_load.get('defined') is False:
-            return (f"{relpath} does not define {probe_load.get('entry')}; keep the classes and "
-                    'method names of the handout')
-        return None
 
     def load_warnings(self, loaded, settings):
         """A hint when the module stopped at import, likely looking for its data files elsewhere."""
