@@ -40,6 +40,8 @@ class ExerciseSettings:
     checks: dict
     factors: dict
     min_seconds: float
+    own_worker: tuple = ()
+    """Limit keys whose cases each get a sandboxed worker of their own."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -156,7 +158,13 @@ def load(path=None):
             hidden_fixtures=tuple(root / f for f in raw.get('hidden_fixtures', ())),
             options=resolve_paths(raw.get('options', {}), root),
             checks=checks, factors=dict(limits['factors']),
-            min_seconds=float(limits.get('min_seconds', 0.5)))
+            min_seconds=float(limits.get('min_seconds', 0.5)),
+            own_worker=tuple(limits.get('own_worker', ())))
+        for key in exercises[name].own_worker:
+            if key not in exercises[name].factors:
+                raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
+                                f'factors (known: {", ".join(exercises[name].factors)})',
+                                path, where.line(['exercises', name, 'time_limit', 'own_worker']))
 
     assignments = {}
     for name, raw in data['assignments'].items():

@@ -1,11 +1,12 @@
 """One grading run: policy + fixtures + submission -> :class:`grader.model.Result`.
 
 For each exercise of the assignment the engine locates the student's file,
-starts a sandboxed child (:class:`grader.sandbox.session.Session`), sends the
-plug-in's requests case by case under calibrated time limits, lets the
-plug-in judge every reply, and scores the outcomes under the policy.  One
-slow or crashing case fails only itself: the child is restarted and grading
-goes on.
+splits its cases into lanes (:class:`ExercisePlan`), and for each lane starts
+a sandboxed child (:class:`grader.sandbox.session.Session`), sends the
+plug-in's requests case by case under calibrated time limits, and lets the
+plug-in judge every reply; then it scores the outcomes under the policy.
+Lanes of every exercise run ``jobs`` at a time.  One slow or crashing case
+fails only itself: the child is restarted and grading goes on.
 """
 import threading
 import time
@@ -31,7 +32,7 @@ class Run:
         self.policy = policy
         self.include_hidden = include_hidden
         self.jobs = max(1, int(jobs or 1))
-        """Exercises of one submission graded at once, each in its own child."""
+        """Lanes of one submission graded at once, each in its own sandboxed child."""
         self._calibration = calibration
         self._calibrating = None
         if calibration is None:
@@ -110,34 +111,42 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
     run = run or Run(policy)
     chosen = pick_assignment(policy, submission_dir, assignment)
     names = [n for n in chosen.exercises if not only or n in only]
-    for name in names:
-        run.cases(name)          # validate every fixture before any child starts
+    plans = [ExercisePlan.make(run, name, submission_dir) for name in names]
+    # Every fixture of a submitted exercise is validated before any child starts.
+    lanes = [lane for plan in plans for lane in plan.lanes]
+    started_exercises = set()
 
-    def one(name):
-        if progress:
-            progress(name)
-        return grade_exercise(run, name, submission_dir)
+    def one(lane):
+        if progress and lane.plan.name not in started_exercises:
+            started_exercises.add(lane.plan.name)
+            progress(lane.plan.name)
+        return lane.run(run, submission_dir)
 
-    if run.jobs > 1 and len(names) > 1:
-        # Each exercise has its own sandboxed child; the parent only waits and judges.
-        with ThreadPoolExecutor(max_workers=min(run.jobs, len(names))) as pool:
-            results = list(pool.map(one, names))
+    if run.jobs > 1 and len(lanes) > 1:
+        # Each lane has its own sandboxed child; the parent only waits and judges.
+        # Lanes start in order: every exercise's main lane, then the long cases.
+        with ThreadPoolExecutor(max_workers=min(run.jobs, len(lanes))) as pool:
+            done = list(pool.map(one, lanes))
     else:
-        results = [one(name) for name in names]
+        done = [one(lane) for lane in lanes]
+    by_plan = {}
+    for lane, outcome in zip(lanes, done):
+        by_plan.setdefault(id(lane.plan), []).append(outcome)
+    results = [plan.result(run, by_plan.get(id(plan), [])) for plan in plans]
     counted, total, explanation = scoring.choose(chosen, results)
     for result in results:
         result.counted = result.name in counted
     final, late = scoring.late_penalty(chosen.late_penalty, submitted_at, total)
     if late.get('late'):
         explanation.append(scoring.late_sentence(late, final))
-    names = [r.name for r in results]
-    hidden = any(run.cases(n)[2] for n in names)
+    graded = [plan.name for plan in plans if plan.relpath is not None]
+    hidden = any(run.cases(n)[2] for n in graded)
     result = Result(
         grader_version=__version__, assignment=chosen.name, score=final,
         max_score=chosen.max_score, exercises=results,
         isolation={'level': run.isolation.level, 'layers': list(run.isolation.layers),
                    'missing': list(run.isolation.missing)},
-        fixtures_digest=run.digest(names), calibration=dict(run.calibration),
+        fixtures_digest=run.digest(graded), calibration=dict(run.calibration),
         explanation=explanation, hidden_checks_included=hidden,
         submission={'path': str(submission_dir)}, late=late,
         duration_seconds=round(time.monotonic() - started, 3))
@@ -145,75 +154,142 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
     return result
 
 
-def grade_exercise(run, name, submission_dir):
-    """Grade one exercise of one submission: an :class:`ExerciseResult`."""
-    plugin = plugins.get(name)
-    settings = run.policy.exercises[name]
-    cases, _, hidden_used = run.cases(name)
-    hidden_names = {c.name for c in cases if c.hidden}
-    relpath = plugin.locate(submission_dir, settings)
-    result = ExerciseResult(name=name, title=settings.title, score=0.0,
-                            max_score=settings.max_score, submitted=relpath is not None,
-                            file=relpath or '', hidden_cases=hidden_used)
-    if relpath is None:
-        wanted = ' or '.join(settings.files)
-        result.checks = [scoring.check_result(c, settings, [base.Outcome(c, '(submission)', False,
-                                                                         f'{wanted} not found')])
-                         for c in settings.checks]
-        result.error = f'{wanted} not found'
-        return result
+class ExercisePlan:
+    """One exercise of one submission: where its file is and how its cases split into lanes.
 
-    requests = [(case, plugin.requests(case, settings)) for case in cases]
-    # The child's CPU rlimit is a safety net under the per-call limits: every call
-    # at the largest factor with a unit of up to one second (far slower than any
-    # machine measured), so it never decides a verdict on its own.
-    largest = max(settings.factors.values())
-    budget = sum(max(settings.min_seconds, largest) for _, rs in requests for _ in rs)
-    validator = plugin.observation_validator
-    outcomes, elapsed, wall = [], 0.0, 0.0
-    with Session(submission_dir, relpath, plugin.probe, options=plugin.child_options(settings),
-                 isolation=run.isolation, settings=run.policy.sandbox,
-                 load_seconds=run.policy.load_seconds, cpu_seconds=int(budget + 60),
-                 prepare=plugin.prepare(settings)) as session:
-        loaded = session.start()
-        problem = load_problem(plugin, settings, relpath, loaded)
-        if loaded.ok:
-            result.warnings = list(loaded.observation.get('warnings', []))
-            result.warnings += plugin.load_warnings(loaded, settings)
+    A *lane* is a list of cases graded in order by one sandboxed child.  The
+    main lane holds every case, except that a case with a request whose limit
+    key is listed in ``time_limit.own_worker`` (grading.yaml) gets a lane of
+    its own, so a long case, such as a search that runs to its limit, can run
+    alongside the others on another core.  The split depends on the
+    configuration only, never on timing, so each case always runs in the
+    same kind of child, after the same earlier cases, and the verdicts do
+    not depend on ``--jobs``.
+    """
+
+    def __init__(self, name, plugin, settings, relpath):
+        self.name, self.plugin, self.settings, self.relpath = name, plugin, settings, relpath
+        self.lanes = []
+
+    @classmethod
+    def make(cls, run, name, submission_dir):
+        plugin = plugins.get(name)
+        settings = run.policy.exercises[name]
+        plan = cls(name, plugin, settings, plugin.locate(submission_dir, settings))
+        if plan.relpath is None:
+            return plan
+        cases = run.cases(name)[0]
+        main, own = [], []
+        for index, case in enumerate(cases):
+            requests = plugin.requests(case, settings)
+            if any(r.limit_key in settings.own_worker for r in requests):
+                own.append(Lane(plan, [(index, case, requests)], main=False))
+            else:
+                main.append((index, case, requests))
+        plan.lanes = [Lane(plan, main, main=True), *own]
+        return plan
+
+    def result(self, run, lane_results):
+        """The :class:`ExerciseResult` from the finished lanes (in the order of :attr:`lanes`)."""
+        settings = self.settings
+        cases, _, hidden_used = run.cases(self.name) if self.relpath else ([], {}, False)
+        hidden_names = {c.name for c in cases if c.hidden}
+        result = ExerciseResult(name=self.name, title=settings.title, score=0.0,
+                                max_score=settings.max_score, submitted=self.relpath is not None,
+                                file=self.relpath or '', hidden_cases=hidden_used)
+        if self.relpath is None:
+            wanted = ' or '.join(settings.files)
+            result.checks = [scoring.check_result(c, settings, [base.Outcome(
+                c, '(submission)', False, f'{wanted} not found')]) for c in settings.checks]
+            result.error = f'{wanted} not found'
+            return result
+        main = lane_results[0]
+        problem = main.problem
         if problem:
             result.error = problem
             outcomes = [base.Outcome(c, '(module)', False, problem) for c in settings.checks]
         else:
-            outcomes += plugin.load_outcomes(loaded, settings)
-            for case, case_requests in requests:
+            result.warnings = main.warnings
+            by_case = sorted((i, o) for lane in lane_results for i, o in lane.outcomes)
+            outcomes = main.load_outcomes + [o for _, case_outcomes in by_case
+                                             for o in case_outcomes]
+        by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
+        # An information-only check with no cases this run (e.g. an optional check
+        # switched off in grading.yaml) is not run, rather than failed.
+        result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names)
+                         for c in settings.checks if by_check[c] or settings.points(c) > 0]
+        result.score = scoring.exercise_score(result.checks)
+        result.facts = self.plugin.facts(outcomes, settings) if not problem else {}
+        result.facts.update({
+            'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
+            'wall_seconds': round(sum(lane.wall for lane in lane_results), 4),
+            'child_starts': sum(lane.starts for lane in lane_results), 'cases': len(cases)})
+        output = ''.join(lane.output for lane in lane_results)
+        if output:
+            result.facts['direct_output_bytes'] = len(output.encode())
+        return result
+
+
+class LaneResult:
+    """What one lane's child did: the import, the judged outcomes per case, the times."""
+
+    def __init__(self):
+        self.problem = None
+        self.warnings = []
+        self.load_outcomes = []
+        self.outcomes = []          # [(case index, [Outcome, ...]), ...]
+        self.elapsed = self.wall = 0.0
+        self.starts = 0
+        self.output = ''
+
+
+class Lane:
+    """Cases graded in order by one sandboxed child (see :class:`ExercisePlan`)."""
+
+    def __init__(self, plan, cases, main):
+        self.plan, self.cases, self.main = plan, cases, main
+
+    def run(self, run, submission_dir):
+        plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
+        done = LaneResult()
+        # The child's CPU rlimit is a safety net under the per-call limits: every call
+        # at the largest factor with a unit of up to one second (far slower than any
+        # machine measured), so it never decides a verdict on its own.
+        largest = max(settings.factors.values())
+        budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
+        validator = plugin.observation_validator
+        with Session(submission_dir, plan.relpath, plugin.probe,
+                     options=plugin.child_options(settings), isolation=run.isolation,
+                     settings=run.policy.sandbox, load_seconds=run.policy.load_seconds,
+                     cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session:
+            loaded = session.start()
+            done.problem = load_problem(plugin, settings, plan.relpath, loaded)
+            if loaded.ok and self.main:
+                done.warnings = list(loaded.observation.get('warnings', []))
+                done.warnings += plugin.load_warnings(loaded, settings)
+            if not done.problem and self.main:
+                done.load_outcomes = plugin.load_outcomes(loaded, settings)
+            # The main lane reports a failed import once, for the whole exercise.
+            cases = [] if self.main and done.problem else self.cases
+            for index, case, case_requests in cases:
                 replies = []
                 for request in case_requests:
-                    reply = session.call(request.payload,
-                                         settings.limit(request.limit_key, run.unit))
+                    if done.problem:
+                        reply = Reply(status='error', error=done.problem)
+                    else:
+                        reply = session.call(request.payload,
+                                             settings.limit(request.limit_key, run.unit))
                     if reply.ok and not validator.is_valid(reply.observation):
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
                                       error='the probe reply did not have the expected shape '
                                             '(tampered measurement?)')
-                    elapsed += reply.elapsed
-                    wall += reply.wall
+                    done.elapsed += reply.elapsed
+                    done.wall += reply.wall
                     replies.append(reply)
-                outcomes += plugin.judge(case, replies, settings)
-        output = session.output()
-        starts = session.starts
-    by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
-    # An information-only check with no cases this run (e.g. an optional check
-    # switched off in grading.yaml) is not run, rather than failed.
-    result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names)
-                     for c in settings.checks if by_check[c] or settings.points(c) > 0]
-    result.score = scoring.exercise_score(result.checks)
-    result.facts = plugin.facts(outcomes, settings) if not problem else {}
-    result.facts.update({'student_seconds': round(elapsed, 4), 'wall_seconds': round(wall, 4),
-                         'child_starts': starts, 'cases': len(cases)})
-    if output:
-        result.facts['direct_output_bytes'] = len(output.encode())
-    return result
-
-
+                done.outcomes.append((index, plugin.judge(case, replies, settings)))
+            done.output = session.output()
+            done.starts = session.starts
+        return done
 def load_problem(plugin, settings, relpath, loaded):
     """Why nothing can be graded after the import, or None."""
     if not loaded.ok:

@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jsonschema
+from grader.replycheck import ReplyCheck
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,8 @@ class Exercise(ABC):
 
     @functools.cached_property
     def observation_validator(self):
-        """The compiled :attr:`observation_schema` (built once per plug-in)."""
-        return jsonschema.Draft202012Validator(self.observation_schema)
+        """The compiled :attr:`observation_schema` (built once per plug-in; draft 7)."""
+        return ReplyCheck(self.observation_schema)
 
 
 def failure_message(reply):

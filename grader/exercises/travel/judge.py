@@ -61,7 +61,7 @@ OBSERVATION = {
         'returned': PLAIN,
         'chain': {'type': 'array', 'items': {
             'type': 'array', 'minItems': 2, 'maxItems': 2,
-            'prefixItems': [{'type': ['string', 'null']}, NUMBER]}},
+            'items': [{'type': ['string', 'null']}, NUMBER]}},
         'chain_end': {'enum': ['none', 'cycle', 'cut', 'other']},
         'search_seconds': {'type': 'number'},
         'expansions': {'type': ['object', 'null'],
@@ -71,7 +71,7 @@ OBSERVATION = {
                            'calls': {'type': 'object', 'additionalProperties': {'type': 'integer'}},
                            'order': {'type': 'array', 'items': {
                                'type': 'array', 'minItems': 2, 'maxItems': 2,
-                               'prefixItems': [{'type': ['string', 'null']}, NUMBER]}},
+                               'items': [{'type': ['string', 'null']}, NUMBER]}},
                            'intact': {'type': 'boolean'}}},
         'value': PLAIN,
         'heuristics': {'type': 'array', 'items': PLAIN, 'minItems': 2, 'maxItems': 2},

@@ -1,0 +1,62 @@
+"""Cases listed under ``time_limit.own_worker`` run in sandboxed workers of their own.
+
+The split into lanes is configuration, never timing: the same cases run in
+the same kind of child, so verdicts are the same with the split or without
+it, and with ``--jobs 1`` or ``--jobs 2``.
+"""
+import dataclasses
+
+import pytest
+
+from gradertest import ROOT, SUBMISSIONS
+from grader import config, engine
+from grader.errors import UserError
+
+
+def with_own_worker(policy, exercise, keys):
+    settings = dataclasses.replace(policy.exercises[exercise], own_worker=tuple(keys))
+    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
+
+
+def outcomes(result):
+    return [(c.name, c.score, c.cases_passed, c.message) for c in result.checks]
+
+
+def graded(policy, run, folder, jobs):
+    lane_run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation, jobs=jobs)
+    return engine.grade(policy, folder, run=lane_run, only=['eightpuzzle']).exercise('eightpuzzle')
+
+
+def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, submission):
+    folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
+    one_child = graded(with_own_worker(policy, 'eightpuzzle', []), run, folder, jobs=2)
+    split = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, jobs=2)
+    serial = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, jobs=1)
+    assert one_child.score == split.score == serial.score == one_child.max_score
+    assert outcomes(one_child) == outcomes(split) == outcomes(serial)
+    hard = policy.exercises['eightpuzzle'].check_param('hard', 'cases').split(',')
+    assert one_child.facts['child_starts'] == 1
+    # one child for the main lane, one per hard case, one for the unsolvable case
+    assert split.facts['child_starts'] == serial.facts['child_starts'] == 1 + len(hard) + 1
+    assert one_child.facts['cases'] == split.facts['cases']
+
+
+def test_a_module_that_fails_to_import_is_reported_once(policy, run, submission):
+    folder = submission('eightpuzzle', SUBMISSIONS / 'tictactoe' / 'syntax_error.py')
+    result = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, 2)
+    assert result.score == 0
+    assert 'syntax error at line' in result.error
+    assert all(c.cases_total <= 1 for c in result.checks), [(c.name, c.cases_total) for c in result.checks]
+
+
+def test_own_worker_keys_must_be_factors(tmp_path):
+    text = (ROOT / 'grading.yaml').read_text().replace(
+        'own_worker: [hard, unsolvable]', 'own_worker: [hard, unsolveable]')
+    assert 'unsolveable' in text
+    path = tmp_path / 'grading.yaml'
+    path.write_text(text.replace('fixtures/', f'{ROOT}/fixtures/').replace('hidden/', f'{ROOT}/hidden/'))
+    with pytest.raises(UserError) as error:
+        config.load(path)
+    assert "own_worker: 'unsolveable' is not a key of factors" in str(error.value)
+    assert error.value.line == text.splitlines().index(next(
+        line for line in text.splitlines() if 'unsolveable' in line)) + 1
