@@ -8,6 +8,7 @@ plug-in judge every reply; then it scores the outcomes under the policy.
 Lanes of every exercise run ``jobs`` at a time.  One slow or crashing case
 fails only itself: the child is restarted and grading goes on.
 """
+import copy
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -100,20 +101,50 @@ def pick_assignment(policy, submission_dir, requested=None):
                     submission_dir)
 
 
+ALL = 'all'
+"""``--assignment all``: every assignment whose files the folder holds."""
+
+
+def pick_assignments(policy, submission_dir, requested=None):
+    """The assignments to grade: :func:`pick_assignment`'s one, or with ``all`` every one found."""
+    if requested != ALL:
+        return [pick_assignment(policy, submission_dir, requested)]
+    found = [assignment for assignment in policy.assignments.values()
+             if any(plugins.get(name).locate(submission_dir, policy.exercises[name])
+                    for name in assignment.exercises)]
+    return found or [pick_assignment(policy, submission_dir)]
+
+
 def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
           only=None, progress=None):
-    """Grade one submission folder: a :class:`Result`."""
+    """Grade one submission folder for one assignment: a :class:`Result`."""
+    return grade_many(policy, submission_dir, [assignment], run, submitted_at, only, progress)[0]
+
+
+def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_at=None,
+               only=None, progress=None):
+    """Grade one folder for several assignments in one run: a :class:`Result` for each.
+
+    ``assignments`` holds names (None: the one whose files are present; ``all``:
+    every one found).  The lanes of all their exercises share the ``run.jobs``
+    workers, and an exercise in two assignments is graded once.
+    """
     started = time.monotonic()
     submission_dir = Path(submission_dir)
     if not submission_dir.is_dir():
         raise UserError('not a folder (pass the folder that holds the submission)',
                         submission_dir)
     run = run or Run(policy)
-    chosen = pick_assignment(policy, submission_dir, assignment)
-    names = [n for n in chosen.exercises if not only or n in only]
-    plans = [ExercisePlan.make(run, name, submission_dir) for name in names]
+    chosen = []
+    for requested in assignments:
+        for found in pick_assignments(policy, submission_dir, requested):
+            if found not in chosen:
+                chosen.append(found)
+    names = [n for a in chosen for n in a.exercises if not only or n in only]
+    names = list(dict.fromkeys(names))
     # Every fixture of a submitted exercise is validated before any child starts.
-    lanes = [lane for plan in plans for lane in plan.lanes]
+    plans = {name: ExercisePlan.make(run, name, submission_dir) for name in names}
+    lanes = [lane for plan in plans.values() for lane in plan.lanes]
     started_exercises = set()
 
     def one(lane):
@@ -131,15 +162,24 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
         done = [one(lane) for lane in lanes]
     by_plan = {}
     for lane, outcome in zip(lanes, done):
-        by_plan.setdefault(id(lane.plan), []).append(outcome)
-    results = [plan.result(run, by_plan.get(id(plan), [])) for plan in plans]
+        by_plan.setdefault(lane.plan.name, []).append(outcome)
+    graded = {name: plan.result(run, by_plan.get(name, [])) for name, plan in plans.items()}
+    duration = round(time.monotonic() - started, 3)
+    return [_assignment_result(run, assignment, [copy.deepcopy(graded[n])
+                                                 for n in assignment.exercises if n in graded],
+                               plans, submission_dir, submitted_at, duration)
+            for assignment in chosen]
+
+
+def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at, duration):
+    """One assignment's :class:`Result` from its graded exercises, under its policy."""
     counted, total, explanation = scoring.choose(chosen, results)
     for result in results:
         result.counted = result.name in counted
     final, late = scoring.late_penalty(chosen.late_penalty, submitted_at, total)
     if late.get('late'):
         explanation.append(scoring.late_sentence(late, final))
-    graded = [plan.name for plan in plans if plan.relpath is not None]
+    graded = [r.name for r in results if plans[r.name].relpath is not None]
     hidden = any(run.cases(n)[2] for n in graded)
     result = Result(
         grader_version=__version__, assignment=chosen.name, score=final,
@@ -148,8 +188,7 @@ def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
                    'missing': list(run.isolation.missing)},
         fixtures_digest=run.digest(graded), calibration=dict(run.calibration),
         explanation=explanation, hidden_checks_included=hidden,
-        submission={'path': str(submission_dir)}, late=late,
-        duration_seconds=round(time.monotonic() - started, 3))
+        submission={'path': str(submission_dir)}, late=late, duration_seconds=duration)
     result.hidden_checks_pending = scoring.hidden_pending(run.policy, result, run.include_hidden)
     return result
 
@@ -205,11 +244,11 @@ class ExercisePlan:
             return result
         main = lane_results[0]
         problem = main.problem
+        result.warnings = main.warnings
         if problem:
             result.error = problem
             outcomes = [base.Outcome(c, '(module)', False, problem) for c in settings.checks]
         else:
-            result.warnings = main.warnings
             by_case = sorted((i, o) for lane in lane_results for i, o in lane.outcomes)
             outcomes = main.load_outcomes + [o for _, case_outcomes in by_case
                                              for o in case_outcomes]
