@@ -42,7 +42,23 @@ def iso_time(text):
     return text
 
 
-def parser():
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread waiting for the interpreter lock lets a computing one run
+(Python's default is 0.005); see :func:`_grade`."""
+
+CORE_COMMANDS = ('check', 'grade', 'fixtures', 'doctor', 'dist')
+BATCH_COMMANDS = ('batch', 'regrade')
+"""The sub-commands of :mod:`grader.batch.cli`, in the order it adds them."""
+
+
+def parser(light=False):
+    """The command-line parser.
+
+    ``light`` leaves :mod:`grader.batch.cli` unimported: ``batch`` and
+    ``regrade`` are then placeholders that take any arguments, so the usage
+    line and every message about the other commands read the same, and
+    :func:`main` parses again with the full parser if one is chosen.
+    """
     top = argparse.ArgumentParser(prog='grader', description='Grade search exercises in a sandbox.')
     top.add_argument('--version', action='version', version=f'grader {__version__}')
     top.add_argument('--config', metavar='FILE', help='grading.yaml to use (default: found upward from here)')
@@ -72,15 +88,39 @@ def parser():
     p = sub.add_parser('dist', help='write the student distribution (no reference/, no hidden fixtures)')
     p.add_argument('out', help='a new folder to write it into')
 
-    from grader.batch import cli as batch_cli
-    batch_cli.add_parsers(sub)
+    if light:
+        for name in BATCH_COMMANDS:
+            sub.add_parser(name).add_argument('rest', nargs=argparse.REMAINDER)
+    else:
+        from grader.batch import cli as batch_cli
+        batch_cli.add_parsers(sub)
     return top
 
 
+def _named_command(argv):
+    """The sub-command ``argv`` names, skipping the top-level options; '' if none."""
+    takes_value = False
+    for arg in argv:
+        if takes_value:
+            takes_value = False
+        elif arg == '--':
+            return ''
+        elif arg.startswith('-'):
+            # --config FILE, also abbreviated (--conf FILE); --config=FILE is one word
+            takes_value = '=' not in arg and len(arg) > 2 and '--config'.startswith(arg)
+        else:
+            return arg
+    return ''
+
+
 def main(argv=None):
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    light = _named_command(argv) in CORE_COMMANDS
+    args = parser(light).parse_args(argv)
+    if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
+        args = parser().parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        return command(args.command)(args)
     except UserError as error:
         print(f'grader: error: {error}', file=sys.stderr)
         return 2
@@ -95,15 +135,31 @@ def _policy(args):
 
 
 def _grade(args, include_hidden):
+    from grader.sandbox import layers
+    layers.start()  # bubblewrap's trial run goes on while the modules load
     from grader import engine
 
     policy = _policy(args)
-    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs)
-    if not args.quiet:
-        for missing in run.isolation.missing:
-            print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
-    result = engine.grade(policy, Path(args.path), assignment=args.assignment, run=run,
-                          submitted_at=getattr(args, 'submitted_at', None))
+    # Detected before the run starts calibrating in a background thread, which
+    # would hold the interpreter lock through the probes' many system calls.
+    isolation = layers.detect(policy.sandbox)
+    # While calibration computes, every system call of the thread that copies
+    # the submission and starts the child waits up to one switch interval for
+    # the lock: 5 ms by default, about 50 ms before the child starts.  A
+    # shorter interval lets the child start at once; the unit is CPU time of
+    # the calibrating thread, the same either way.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
+    try:
+        run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs,
+                         isolation=isolation)
+        if not args.quiet:
+            for missing in run.isolation.missing:
+                print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
+        result = engine.grade(policy, Path(args.path), assignment=args.assignment, run=run,
+                              submitted_at=getattr(args, 'submitted_at', None))
+    finally:
+        sys.setswitchinterval(interval)
     write_reports(result, args, job_summary=not include_hidden)
     if args.fail_under is not None and result.score < args.fail_under:
         return 1
@@ -116,22 +172,23 @@ def write_reports(result, args, job_summary=False):
     With ``job_summary`` and $GITHUB_STEP_SUMMARY set, the Markdown summary is
     appended there too (GitHub Actions shows it on the run's page).
     """
-    import os
+    import importlib
 
-    from grader.report import files, gradescope, jsonout, junit, markdown, terminal
+    def writer(name):  # only the writers asked for are imported
+        return importlib.import_module(f'grader.report.{name}')
 
-    writers = ((args.json, jsonout), (args.gradescope, gradescope), (args.junit, junit),
-               (args.markdown, markdown))
-    for path, writer in writers:
+    writers = ((args.json, 'jsonout'), (args.gradescope, 'gradescope'), (args.junit, 'junit'),
+               (args.markdown, 'markdown'))
+    for path, name in writers:
         if path == '-':
-            sys.stdout.write(writer.render(result))
+            sys.stdout.write(writer(name).render(result))
         elif path:
-            writer.write(result, path)
+            writer(name).write(result, path)
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if job_summary and summary:
-        files.append_text(summary, markdown.render(result))
+        writer('files').append_text(summary, writer('markdown').render(result))
     if not args.quiet and '-' not in [path for path, _ in writers]:
-        terminal.write(result, verbose=args.verbose, colour=args.color)
+        writer('terminal').write(result, verbose=args.verbose, colour=args.color)
 
 
 def cmd_check(args):
@@ -195,11 +252,12 @@ def cmd_dist(args):
 
 COMMANDS = {'check': cmd_check, 'grade': cmd_grade, 'fixtures': cmd_fixtures,
             'doctor': cmd_doctor, 'dist': cmd_dist}
+"""The core commands; ``batch`` and ``regrade`` live in :mod:`grader.batch.cli`."""
 
 
-def _batch_commands():
+def command(name):
+    """The function that runs sub-command ``name`` (batch ones imported on demand)."""
+    if name in COMMANDS:
+        return COMMANDS[name]
     from grader.batch import cli as batch_cli
-    return batch_cli.COMMANDS
-
-
-COMMANDS.update(_batch_commands())
+    return batch_cli.COMMANDS[name]

@@ -121,11 +121,14 @@ def load(path=None):
     from grader import exercises as plugins
 
     path = find(path)
-    data, where = yamlio.load(path)
-    if not isinstance(data, dict):
-        raise UserError('the policy must be a mapping with version, exercises and assignments',
-                        path, 1)
-    yamlio.validate(data, yamlio.schema('grading.schema.json'), path, where)
+
+    def mapping(data):
+        if not isinstance(data, dict):
+            raise UserError('the policy must be a mapping with version, exercises and assignments',
+                            path, 1)
+
+    # Parsed and validated once per content of the file (see grader.doccache).
+    data, where = yamlio.load_valid(path, 'grading.schema.json', check=mapping)
     root = path.resolve().parent
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')

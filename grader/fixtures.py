@@ -12,8 +12,6 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from grader import yamlio
 from grader.errors import UserError
 
@@ -24,14 +22,23 @@ HEADER = ('# {exercise} fixture cases.\n'
           '# and checked by `grader fixtures --verify` (run in the test suite). Do not edit them by hand.\n')
 
 
+def schema_name(exercise):
+    """The fixture schema of ``exercise``, relative to ``grader/schemas``."""
+    return f'fixtures/{exercise}.schema.json'
+
+
 def schema_for(exercise):
-    return yamlio.schema(f'fixtures/{exercise}.schema.json')
+    return yamlio.schema(schema_name(exercise))
 
 
 def read(path, exercise, require_expected=True):
-    """Validate one fixture file: ``(data, locator)``."""
-    data, where = yamlio.load(path)
-    yamlio.validate(data, schema_for(exercise), path, where)
+    """Validate one fixture file: ``(data, locator)``.
+
+    The YAML parse and schema validation of an unchanged file come from
+    the document cache (:func:`grader.yamlio.load_valid`); the checks
+    below run on every read.
+    """
+    data, where = yamlio.load_valid(path, schema_name(exercise))
     if data.get('exercise') != exercise:
         raise UserError(f"exercise: this file is for {data.get('exercise')!r}, "
                         f'but it is listed under {exercise!r}', path, where.line(['exercise']))
@@ -95,6 +102,7 @@ def oracle(policy, exercise):
 
 
 def dump(path, exercise, oracle_name, cases):
+    import yaml
     text = HEADER.format(exercise=exercise, oracle=oracle_name)
     text += yaml.safe_dump({'exercise': exercise, 'cases': cases}, sort_keys=False,
                            width=1000, allow_unicode=True, default_flow_style=None)

@@ -2,18 +2,28 @@
 
 :func:`load` returns plain Python data plus a :class:`Locator` that maps a
 key path (``('exercises', 'tictactoe', 'checks')``) to the line it stands on,
-so schema errors can say ``grading.yaml:14: ...``.
+so schema errors can say ``grading.yaml:14: ...``.  :func:`load_valid` also
+validates against a shipped JSON Schema, and remembers valid documents in
+:mod:`grader.doccache`, so an unchanged file costs neither YAML parsing nor
+validation (nor importing ``yaml`` and ``jsonschema``).
 """
+import io
 import json
 from pathlib import Path
 
-import jsonschema
-import yaml
-
+from grader import __version__, doccache
 from grader.errors import UserError
 
+SCHEMAS = Path(__file__).parent / 'schemas'
 
-_FAST = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
+LOADER = b'yaml-safe+jsonschema-2020-12/1'
+"""The loader's kind, part of every cache key: change it when what
+:func:`load_valid` returns for the same file and schema changes."""
+
+
+def _loader():
+    import yaml
+    return getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
 class Locator:
@@ -30,11 +40,13 @@ class Locator:
     @property
     def _node(self):
         if self._composed is None:
-            self._composed = yaml.compose(self._text, Loader=_FAST) or False
+            import yaml
+            self._composed = yaml.compose(self._text, Loader=_loader()) or False
         return self._composed or None
 
     def line(self, path):
         """The line of the deepest node along ``path`` that exists."""
+        import yaml
         node, line = self._node, None
         if node is not None:
             line = node.start_mark.line + 1
@@ -55,33 +67,77 @@ class Locator:
         return line
 
 
-def load(path):
-    """Parse a YAML file: ``(data, locator)``; syntax errors are UserErrors."""
-    path = Path(path)
+def _read(path):
+    """The file's bytes; a missing or unreadable file is a UserError."""
     try:
-        text = path.read_text(encoding='utf-8')
+        return path.read_bytes()
     except FileNotFoundError:
         raise UserError('file not found', path) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError(f'cannot read the file ({exc})', path) from None
+
+
+def _text(raw, path):
+    """``raw`` decoded exactly as ``Path.read_text(encoding='utf-8')`` decodes a file."""
     try:
-        data = yaml.load(text, Loader=_FAST)
+        return io.TextIOWrapper(io.BytesIO(raw), encoding='utf-8').read()
+    except UnicodeDecodeError as exc:
+        raise UserError(f'cannot read the file ({exc})', path) from None
+
+
+def _parse(text, path):
+    import yaml
+    try:
+        return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, 'problem_mark', None)
         problem = getattr(exc, 'problem', None) or str(exc)
         raise UserError(f'not valid YAML: {problem}', path,
                         mark.line + 1 if mark else None) from None
-    return data, Locator(text)
+
+
+def load(path):
+    """Parse a YAML file: ``(data, locator)``; syntax errors are UserErrors."""
+    path = Path(path)
+    text = _text(_read(path), path)
+    return _parse(text, path), Locator(text)
+
+
+def load_valid(path, schema_name, check=None):
+    """:func:`load` and :func:`validate` against ``schemas/<schema_name>``, cached.
+
+    ``check(data)``, when given, runs before the schema (it may raise a
+    UserError of its own).  Errors are exactly those of ``load`` + ``check``
+    + ``validate`` and are never cached; a document that passes is stored in
+    :mod:`grader.doccache`, and an unchanged one is then returned from there
+    with a locator over the same text.
+    """
+    path = Path(path)
+    raw = _read(path)
+    schema_bytes = (SCHEMAS / schema_name).read_bytes()
+    key = doccache.key(raw, schema_bytes, __version__.encode(), LOADER)
+    data = doccache.get(key)
+    if data is not doccache.MISSING:
+        if check:
+            check(data)
+        return data, Locator(_text(raw, path))
+    text = _text(raw, path)
+    data, where = _parse(text, path), Locator(text)
+    if check:
+        check(data)
+    validate(data, json.loads(schema_bytes), path, where)
+    doccache.put(key, data)
+    return data, where
 
 
 def schema(name):
     """Load a JSON Schema shipped in ``grader/schemas`` (``name`` relative)."""
-    here = Path(__file__).parent / 'schemas' / name
-    return json.loads(here.read_text(encoding='utf-8'))
+    return json.loads((SCHEMAS / name).read_text(encoding='utf-8'))
 
 
 def validate(data, schema_doc, path, locator=None):
     """Validate ``data``; the first error becomes a UserError with its line."""
+    import jsonschema
     validator = jsonschema.Draft202012Validator(schema_doc)
     errors = sorted(validator.iter_errors(data),
                     key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

@@ -1,6 +1,9 @@
 """Shared fixtures: the repository policy, one calibrated run, submission folders."""
+import atexit
+import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,14 @@ from gradertest import ROOT, SUBMISSIONS  # noqa: E402,F401  (re-exported for ol
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The document cache (grader/doccache.py) of this test session lives in a
+# temporary folder, never in ~/.cache/grader; set here, before any test or
+# fixture loads a file, and inherited by the grader processes tests start.
+# GRADER_CACHE_DIR= (empty) runs the tests with the cache off.
+if os.environ.get('GRADER_CACHE_DIR') != '':
+    os.environ['GRADER_CACHE_DIR'] = tempfile.mkdtemp(prefix='grader-test-cache-')
+    atexit.register(shutil.rmtree, os.environ['GRADER_CACHE_DIR'], ignore_errors=True)
 
 
 @pytest.fixture(scope='session')

@@ -59,15 +59,19 @@ def _own_paths():
     return paths
 
 
-def _probe(base, needs='cgroup.procs'):
-    """True when a child group holding ``needs`` can be made (and removed) under ``base``."""
+def _probe(base, needs=('cgroup.procs',)):
+    """Which of the files ``needs`` a new child group under ``base`` holds.
+
+    One group is made and removed whatever ``needs`` asks about; the answer
+    is the set of those present, or None when no group could be made.
+    """
     probe = os.path.join(base, f'grader-probe-{os.getpid()}')
     try:
         os.mkdir(probe)
     except OSError:
-        return False
+        return None
     try:
-        return os.path.exists(os.path.join(probe, needs))
+        return {name for name in needs if os.path.exists(os.path.join(probe, name))}
     finally:
         try:
             os.rmdir(probe)
@@ -97,9 +101,10 @@ def detect():
     mounts, own = _mounts(), _own_paths()
     if 'cgroup2' in mounts and 'cgroup2' in own:
         base = os.path.join(mounts['cgroup2'], own['cgroup2'].lstrip('/'))
-        if not _probe(base):
+        found = _probe(base, ('cgroup.procs', V2_NEEDS))
+        if not found or 'cgroup.procs' not in found:
             support.problems.append(f'cgroup v2 at {base} is not writable')
-        elif not _probe(base, V2_NEEDS):
+        elif V2_NEEDS not in found:
             support.problems.append('cgroup v2 has no cgroup.kill (kernel older than 5.14)')
         else:
             support.v2 = base
@@ -108,7 +113,7 @@ def detect():
     for controller in ('pids', 'memory'):
         if controller in mounts and controller in own:
             base = os.path.join(mounts[controller], own[controller].lstrip('/'))
-            if _probe(base):
+            if 'cgroup.procs' in (_probe(base) or ()):
                 support.v1[controller] = base
     return support
 

@@ -69,8 +69,62 @@ def sweep(folder, rounds=20):
 
 
 
+def _proc_children(pid):
+    """The pids of ``pid``'s direct children, from /proc ([] when ``pid`` is gone).
+
+    None where the kernel keeps no ``/proc/<pid>/task/<tid>/children`` lists.
+    """
+    if not os.path.exists(f'/proc/self/task/{os.getpid()}/children'):
+        return None
+    try:
+        tasks = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        return []
+    children = []
+    for task in tasks:
+        try:
+            with open(f'/proc/{pid}/task/{task}/children') as f:
+                children += [int(child) for child in f.read().split()]
+        except (OSError, ValueError):
+            pass
+    return children
+
+
 def kill_children(pid, wait=0.5):
-    """SIGKILL the direct children of ``pid`` and give ``pid`` a moment to reap them."""
+    """SIGKILL the direct children of ``pid`` and give ``pid`` a moment to reap them.
+
+    On Linux the children come from /proc, which spares a grading process
+    importing psutil (about 10 ms) for its teardowns; elsewhere psutil finds them.
+    """
+    children = _proc_children(pid)
+    if children is None:
+        _kill_children_psutil(pid, wait)
+        return
+    for child in children:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except OSError:
+            pass
+    deadline, pause = time.monotonic() + wait, 0.0001
+    while children:  # as psutil.wait_procs: until each pid is gone (reaped by ``pid``)
+        children = [child for child in children if _exists(child)]
+        if not children or time.monotonic() >= deadline:
+            break
+        time.sleep(pause)
+        pause = min(2 * pause, 0.01)
+
+
+def _exists(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, under another uid
+        return True
+    return True
+
+
+def _kill_children_psutil(pid, wait):
     try:
         import psutil
         children = psutil.Process(pid).children()
