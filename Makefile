@@ -11,6 +11,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[all]'
+	@# bytecode now, as a regular install has it (an editable one compiles at each start
+	@# when PYTHONDONTWRITEBYTECODE is set)
+	$(BIN)/python -m compileall -q grader
 	touch $@
 
 setup: $(VENV)/.installed

@@ -27,7 +27,8 @@ def _add_outputs(p):
     p.add_argument('--verbose', '-v', action='store_true', help='show every failed case')
     p.add_argument('--quiet', '-q', action='store_true', help='print nothing but errors')
     p.add_argument('--jobs', '-j', type=int, default=os.cpu_count() or 1, metavar='N',
-                   help='exercises graded at once, each in its own sandbox (default: one per core)')
+                   help='sandboxed workers at once: exercises, and cases given their own '
+                        'worker in grading.yaml (default: one per core)')
     p.add_argument('--color', choices=('auto', 'always', 'never'), default='auto',
                    help='colour the terminal report (default: only on a terminal; NO_COLOR is honoured)')
 
@@ -41,10 +42,6 @@ def iso_time(text):
         raise argparse.ArgumentTypeError(error.message) from None
     return text
 
-
-SWITCH_INTERVAL = 0.0005
-"""Seconds a thread waiting for the interpreter lock lets a computing one run
-(Python's default is 0.005); see :func:`_grade`."""
 
 CORE_COMMANDS = ('check', 'grade', 'fixtures', 'doctor', 'dist')
 BATCH_COMMANDS = ('batch', 'regrade')
@@ -66,12 +63,14 @@ def parser(light=False):
 
     p = sub.add_parser('check', help='self-check the submission in a folder (public checks)')
     p.add_argument('path', nargs='?', default='.', help='submission folder (default: here)')
-    p.add_argument('--assignment', help='assignment name (default: picked from the files found)')
+    p.add_argument('--assignment', help="assignment name, or 'all' (default: every assignment "
+                                        'whose files are found)')
     _add_outputs(p)
 
     p = sub.add_parser('grade', help='grade a submission folder (all checks, hidden included)')
     p.add_argument('path', help='submission folder')
-    p.add_argument('--assignment', help='assignment name (default: picked from the files found)')
+    p.add_argument('--assignment', help="assignment name, or 'all': every assignment whose files "
+                                        'are found, one report file each (default: the first found)')
     p.add_argument('--submitted-at', metavar='TIME', type=iso_time,
                    help='ISO 8601 submission time, for the late penalty')
     _add_outputs(p)
@@ -135,60 +134,78 @@ def _policy(args):
 
 
 def _grade(args, include_hidden):
+    from grader import calibrate
     from grader.sandbox import layers
-    layers.start()  # bubblewrap's trial run goes on while the modules load
+    layers.start()      # bubblewrap's trial run goes on while the modules load,
+    calibrate.start()   # and the calibration workload in a process of its own
+    try:
+        return _grade_started(args, include_hidden)
+    finally:
+        calibrate.discard()
+
+
+def _grade_started(args, include_hidden):
     from grader import engine
+    from grader.sandbox import layers
 
     policy = _policy(args)
-    # Detected before the run starts calibrating in a background thread, which
-    # would hold the interpreter lock through the probes' many system calls.
-    isolation = layers.detect(policy.sandbox)
-    # While calibration computes, every system call of the thread that copies
-    # the submission and starts the child waits up to one switch interval for
-    # the lock: 5 ms by default, about 50 ms before the child starts.  A
-    # shorter interval lets the child start at once; the unit is CPU time of
-    # the calibrating thread, the same either way.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
-    try:
-        run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs,
-                         isolation=isolation)
-        if not args.quiet:
-            for missing in run.isolation.missing:
-                print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
-        result = engine.grade(policy, Path(args.path), assignment=args.assignment, run=run,
-                              submitted_at=getattr(args, 'submitted_at', None))
-    finally:
-        sys.setswitchinterval(interval)
-    write_reports(result, args, job_summary=not include_hidden)
-    if args.fail_under is not None and result.score < args.fail_under:
+    requested = args.assignment or (engine.ALL if not include_hidden else None)
+    chosen = engine.pick_assignments(policy, Path(args.path), requested)
+    if len(chosen) > 1 and '-' in _report_paths(args):
+        raise UserError('several assignments found: write reports to files (one per assignment) '
+                        'or pick one with --assignment NAME', args.path)
+    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs,
+                     isolation=layers.detect(policy.sandbox))
+    if not args.quiet:
+        for missing in run.isolation.missing:
+            print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
+    results = engine.grade_many(policy, Path(args.path), [a.name for a in chosen], run=run,
+                                submitted_at=getattr(args, 'submitted_at', None))
+    write_reports(results, args, job_summary=not include_hidden)
+    if args.fail_under is not None and any(r.score < args.fail_under for r in results):
         return 1
     return 0
 
 
-def write_reports(result, args, job_summary=False):
+def _report_paths(args):
+    return [args.json, args.gradescope, args.junit, args.markdown]
+
+
+def per_assignment(path, assignment):
+    """``result.json`` -> ``result.<assignment>.json``: one report file per assignment."""
+    path = Path(path)
+    return path.with_name(f'{path.stem}.{assignment}{path.suffix}')
+
+
+def write_reports(results, args, job_summary=False):
     """Every report the options ask for; the terminal one unless --quiet.
 
-    With ``job_summary`` and $GITHUB_STEP_SUMMARY set, the Markdown summary is
-    appended there too (GitHub Actions shows it on the run's page).
+    ``results`` holds one :class:`~grader.model.Result` per assignment graded;
+    with several, or with ``--assignment all``, each report file is written
+    once per assignment, named by :func:`per_assignment`.  With ``job_summary`` and $GITHUB_STEP_SUMMARY
+    set, the Markdown summary is appended there too (GitHub Actions shows it
+    on the run's page).
     """
     import importlib
 
     def writer(name):  # only the writers asked for are imported
         return importlib.import_module(f'grader.report.{name}')
 
-    writers = ((args.json, 'jsonout'), (args.gradescope, 'gradescope'), (args.junit, 'junit'),
-               (args.markdown, 'markdown'))
-    for path, name in writers:
-        if path == '-':
-            sys.stdout.write(writer(name).render(result))
-        elif path:
-            writer(name).write(result, path)
-    summary = os.environ.get('GITHUB_STEP_SUMMARY')
-    if job_summary and summary:
-        writer('files').append_text(summary, writer('markdown').render(result))
-    if not args.quiet and '-' not in [path for path, _ in writers]:
-        writer('terminal').write(result, verbose=args.verbose, colour=args.color)
+    writers = tuple(zip(_report_paths(args), ('jsonout', 'gradescope', 'junit', 'markdown')))
+    for result in results:
+        for path, name in writers:
+            if path == '-':
+                sys.stdout.write(writer(name).render(result))
+            elif path:
+                writer(name).write(result, per_assignment(path, result.assignment)
+                                   if len(results) > 1 or args.assignment == 'all' else path)
+        summary = os.environ.get('GITHUB_STEP_SUMMARY')
+        if job_summary and summary:
+            writer('files').append_text(summary, writer('markdown').render(result))
+        if not args.quiet and '-' not in [path for path, _ in writers]:
+            if result is not results[0]:
+                print()
+            writer('terminal').write(result, verbose=args.verbose, colour=args.color)
 
 
 def cmd_check(args):

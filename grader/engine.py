@@ -34,13 +34,11 @@ class Run:
         self.include_hidden = include_hidden
         self.jobs = max(1, int(jobs or 1))
         """Lanes of one submission graded at once, each in its own sandboxed child."""
-        self._calibration = calibration
-        self._calibrating = None
-        if calibration is None:
-            # Timed in the background while the first child starts and imports
-            # the student module (on another core); joined at the first call.
-            self._calibrating = threading.Thread(target=self._calibrate, daemon=True)
-            self._calibrating.start()
+        # A measurement begun by the command line (calibrate.start) goes on in a
+        # process of its own while the first child starts; else it is measured
+        # here when a time limit is first needed.
+        self._calibration = calibration or calibrate.begun(policy.calibration_repeats)
+        self._calibration_lock = threading.Lock()
         self.isolation = isolation or layers.detect(policy.sandbox)
         if LEVELS.index(self.isolation.level) < LEVELS.index(policy.require):
             raise UserError(f'isolation here is {self.isolation.level}, but the policy requires '
@@ -48,14 +46,13 @@ class Run:
                             policy.path)
         self._cases = {}
 
-    def _calibrate(self):
-        self._calibration = calibrate.measure(self.policy.calibration_repeats)
-
     @property
     def calibration(self):
-        if self._calibrating is not None:
-            self._calibrating.join()
-            self._calibrating = None
+        with self._calibration_lock:   # lanes ask from several threads
+            if self._calibration is None:
+                self._calibration = calibrate.measure(self.policy.calibration_repeats)
+            elif isinstance(self._calibration, calibrate.Pending):
+                self._calibration = self._calibration.result()
         return self._calibration
 
     @property

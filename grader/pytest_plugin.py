@@ -146,9 +146,11 @@ class Grading:
     def result(self):
         """The graded result of the selected exercises (graded on first use)."""
         if self._result is None and self._error is None:
-            from grader import engine
+            from grader import calibrate, engine
             from grader.errors import UserError
             try:
+                # measured in a process of its own while the first child starts
+                calibrate.start(self.policy.calibration_repeats)
                 run = engine.Run(self.policy, include_hidden=self.include_hidden)
                 result = engine.grade(self.policy, self.folder, assignment=self.assignment.name,
                                       run=run, only=self.selected or None)

@@ -56,3 +56,66 @@ def test_an_exercise_in_two_assignments_is_graded_once(policy, run, tmp_path):
     assert first is not second
     assert checks(results[0]) == checks(results[1])
     assert second.counted and second.score == second.max_score
+
+
+# -- the command line -----------------------------------------------------------
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import jsonschema  # noqa: E402
+
+from grader import yamlio  # noqa: E402
+
+
+def grader(*args, cwd):
+    return subprocess.run([sys.executable, '-m', 'grader', '--config', str(ROOT / 'grading.yaml'),
+                           *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_check_reports_every_assignment_found(tmp_path):
+    folder = both_assignments(tmp_path)
+    done = grader('check', folder, '--color', 'never', cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    scores = [line for line in done.stdout.splitlines() if line.startswith('Score')]
+    assert len(scores) == 2, done.stdout
+    assert scores[1] == 'Score: 5.00 / 5.00'
+
+
+def test_grade_all_writes_one_schema_valid_report_per_assignment(tmp_path):
+    folder = both_assignments(tmp_path)
+    done = grader('grade', folder, '--assignment', 'all', '--json', tmp_path / 'r.json', '-q',
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    validator = jsonschema.Draft202012Validator(yamlio.schema('result.schema.json'))
+    written = sorted(p.name for p in tmp_path.glob('r.*.json'))
+    assert written == ['r.oulu-exercise-1.json', 'r.routeplanner.json']
+    assert not (tmp_path / 'r.json').exists()
+    for name in written:
+        result = json.loads((tmp_path / name).read_text())
+        validator.validate(result)
+        assert name == f'r.{result["assignment"]}.json'
+
+
+def test_grade_without_all_keeps_one_result(tmp_path):
+    folder = both_assignments(tmp_path)
+    done = grader('grade', folder, '--json', '-', cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)['assignment'] == 'oulu-exercise-1'
+
+
+def test_several_assignments_to_standard_output_is_a_usage_error(tmp_path):
+    folder = both_assignments(tmp_path)
+    done = grader('check', folder, '--json', '-', cwd=tmp_path)
+    assert done.returncode == 2
+    assert 'several assignments found' in done.stderr and done.stdout == ''
+
+
+def test_all_names_the_file_by_assignment_even_when_one_is_found(tmp_path):
+    folder = tmp_path / 'one'
+    folder.mkdir()
+    shutil.copy(ROOT / 'reference' / 'tictactoe.py', folder / 'tictactoe.py')
+    done = grader('grade', folder, '--assignment', 'all', '--json', tmp_path / 'r.json', '-q',
+                  cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.glob('r*.json')) == ['r.oulu-exercise-1.json']
