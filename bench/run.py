@@ -157,6 +157,30 @@ def bench_check_latency(repeats):
     return rows
 
 
+def bench_overhead_share(repeats):
+    """Issue 2: the grader's share of `grader check` on a handout-style tic-tac-toe."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, source in (('plain minimax (handout style)', HANDOUT['tictactoe.py']),
+                              ('alpha-beta (reference)', REFERENCE['tictactoe.py'])):
+            folder = folder_of(tmp, Path(source).stem, {'tictactoe.py': source})
+            walls, inside, seen = [], [], set()
+            for _ in range(repeats):
+                out = Path(tmp) / 'check.json'
+                seconds, _ = timed([*GRADER, 'check', str(folder), '--json', str(out), '-q'])
+                result = json.loads(out.read_text())
+                walls.append(seconds)
+                inside.append(sum(e['facts'].get('student_seconds', 0) for e in result['exercises']))
+                seen.add(tuple(sorted(verdicts(result).items())))
+            assert len(seen) == 1, f'unstable verdicts for {label}'
+            wall, student = median(walls), median(inside)
+            rows.append((f'2. grader share of `grader check`, tic-tac-toe {label}',
+                         f'{(wall - student) / wall:.0%}',
+                         f'{wall:.2f} s wall, {student:.2f} s inside student code '
+                         f'(CPU time of the calls, node counting included; target < 25%)'))
+    return rows
+
+
 def bench_route_queries(repeats):
     """3. Per-query cost: the course's unittest style against `grader grade` in the sandbox."""
     submission = HANDOUT['src/citymap.py'].parents[1]
@@ -289,7 +313,7 @@ def bench_parallel_verdicts(repeats):
              f'{f:.2f} s vs {q:.2f} s', f'identical verdicts in every run ({q / f:.2f}x faster)')]
 
 
-BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency,
+BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency, 'share': bench_overhead_share,
               'routes': bench_route_queries, 'batch': bench_batch,
               'start': bench_start_cost, 'instrument': bench_instrumentation,
               'parallel': bench_parallel_verdicts}

@@ -11,7 +11,6 @@ fails only itself: the child is restarted and grading goes on.
 import copy
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 
@@ -141,7 +140,9 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     names = list(dict.fromkeys(names))
     # Every fixture of a submitted exercise is validated before any child starts.
     plans = {name: ExercisePlan.make(run, name, submission_dir) for name in names}
-    lanes = [lane for plan in plans.values() for lane in plan.lanes]
+    # Every exercise's main lane first, then the cases given workers of their own.
+    lanes = sorted((lane for plan in plans.values() for lane in plan.lanes),
+                   key=lambda lane: not lane.main)
     started_exercises = set()
 
     def one(lane):
@@ -151,8 +152,8 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
         return lane.run(run, submission_dir)
 
     if run.jobs > 1 and len(lanes) > 1:
+        from concurrent.futures import ThreadPoolExecutor
         # Each lane has its own sandboxed child; the parent only waits and judges.
-        # Lanes start in order: every exercise's main lane, then the long cases.
         with ThreadPoolExecutor(max_workers=min(run.jobs, len(lanes))) as pool:
             done = list(pool.map(one, lanes))
     else:
