@@ -101,9 +101,24 @@ def oracle(policy, exercise):
     return importlib.import_module(f'{folder.name}.oracles.{exercise}')
 
 
+def leading_comments(path):
+    """The comment lines a fixture file starts with ('' when none or no file)."""
+    try:
+        lines = Path(path).read_text(encoding='utf-8').splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return ''
+    kept = []
+    for line in lines:
+        if not line.startswith('#'):
+            break
+        kept.append(line)
+    return ''.join(kept)
+
+
 def dump(path, exercise, oracle_name, cases):
+    """Write ``cases`` to ``path``, keeping the file's own leading comments if it has any."""
     import yaml
-    text = HEADER.format(exercise=exercise, oracle=oracle_name)
+    text = leading_comments(path) or HEADER.format(exercise=exercise, oracle=oracle_name)
     text += yaml.safe_dump({'exercise': exercise, 'cases': cases}, sort_keys=False,
                            width=1000, allow_unicode=True, default_flow_style=None)
     tmp = Path(str(path) + '.tmp')

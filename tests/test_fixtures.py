@@ -68,3 +68,24 @@ def test_hidden_fixtures_used_only_when_present(policy, tmp_path):
     settings = replace(settings, hidden_fixtures=(hidden_file,))
     cases, used, hidden = fixtures.load_cases(plugin, settings)
     assert hidden and any(c.hidden for c in cases) and hidden_file in used
+
+
+@pytest.mark.parametrize('exercise', ['tictactoe', 'connect4'])
+def test_regenerating_keeps_the_files_own_comments_and_changes_nothing(policy, tmp_path, exercise):
+    """`grader fixtures --regenerate` on the shipped files writes them back byte for byte."""
+    from dataclasses import replace
+    shipped = ROOT / 'fixtures' / f'{exercise}.yaml'
+    path = tmp_path / shipped.name
+    path.write_text('# a note of the course staff\n# kept on regeneration\n'
+                    + ''.join(l for l in shipped.read_text().splitlines(keepends=True)
+                              if not l.startswith('#')))
+    before = path.read_text()
+    settings = replace(policy.exercises[exercise], fixtures=(path,), hidden_fixtures=())
+    patched = replace(policy, exercises={**policy.exercises, exercise: settings})
+    fixtures.regenerate(patched, exercise)
+    assert path.read_text() == before
+    fresh = tmp_path / 'fresh.yaml'
+    fresh.write_text(''.join(l for l in shipped.read_text().splitlines(keepends=True)
+                             if not l.startswith('#')))
+    fixtures.regenerate(patched, exercise, paths=[fresh])
+    assert fresh.read_text().startswith(f'# {exercise} fixture cases.')
