@@ -26,6 +26,7 @@ holds an exercise file the policy knows.  Otherwise the plug-in does
 nothing.  Importing this module is cheap: the grader is imported only when
 the plug-in is active.  ``-p no:grader`` turns it off entirely.
 """
+import os
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,8 @@ class Grading:
             try:
                 # measured in a process of its own while the first child starts
                 calibrate.start(self.policy.calibration_repeats)
-                run = engine.Run(self.policy, include_hidden=self.include_hidden)
+                run = engine.Run(self.policy, include_hidden=self.include_hidden,
+                                 jobs=os.cpu_count() or 1)   # as `grader check` does
                 result = engine.grade(self.policy, self.folder, assignment=self.assignment.name,
                                       run=run, only=self.selected or None)
                 self._result = result
