@@ -80,35 +80,31 @@ def _public_only(settings):
     return replace(settings, hidden_fixtures=())
 
 
-def pick_assignment(policy, submission_dir, requested=None):
-    """The assignment to grade: the requested one, or the one whose files are present."""
-    if requested:
-        if requested not in policy.assignments:
-            raise UserError(f'unknown assignment {requested!r} (known: '
-                            f'{", ".join(policy.assignments)})', policy.path)
-        return policy.assignments[requested]
-    found = [name for name, settings in policy.exercises.items()
-             if plugins.get(name).locate(submission_dir, settings)]
-    for assignment in policy.assignments.values():
-        if found and set(found) & set(assignment.exercises):
-            return assignment
-    expected = ', '.join(f for s in policy.exercises.values() for f in s.files)
-    raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
-                    submission_dir)
-
-
 ALL = 'all'
 """``--assignment all``: every assignment whose files the folder holds."""
 
 
 def pick_assignments(policy, submission_dir, requested=None):
-    """The assignments to grade: :func:`pick_assignment`'s one, or with ``all`` every one found."""
-    if requested != ALL:
-        return [pick_assignment(policy, submission_dir, requested)]
-    found = [assignment for assignment in policy.assignments.values()
-             if any(plugins.get(name).locate(submission_dir, policy.exercises[name])
-                    for name in assignment.exercises)]
-    return found or [pick_assignment(policy, submission_dir)]
+    """The assignments to grade: the requested one; with None the first, with
+    ``all`` every one, whose exercise files are present."""
+    if requested not in (None, ALL):
+        if requested not in policy.assignments:
+            raise UserError(f'unknown assignment {requested!r} (known: '
+                            f'{", ".join(policy.assignments)})', policy.path)
+        return [policy.assignments[requested]]
+    found = {name for name, settings in policy.exercises.items()
+             if plugins.get(name).locate(submission_dir, settings)}
+    present = [a for a in policy.assignments.values() if found & set(a.exercises)]
+    if not present:
+        expected = ', '.join(f for s in policy.exercises.values() for f in s.files)
+        raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
+                        submission_dir)
+    return present if requested == ALL else present[:1]
+
+
+def pick_assignment(policy, submission_dir, requested=None):
+    """The one assignment to grade: the requested one, or the first whose files are present."""
+    return pick_assignments(policy, submission_dir, requested)[0]
 
 
 def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
