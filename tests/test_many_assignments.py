@@ -119,3 +119,15 @@ def test_all_names_the_file_by_assignment_even_when_one_is_found(tmp_path):
                   cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.glob('r*.json')) == ['r.oulu-exercise-1.json']
+
+
+def test_an_empty_folder_or_an_unknown_assignment_is_a_one_line_error(tmp_path):
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    for args, text in ((('check', empty), 'no exercise file found'),
+                       (('grade', empty, '--assignment', 'all'), 'no exercise file found'),
+                       (('check', empty, '--assignment', 'nosuch'), "unknown assignment 'nosuch'")):
+        done = grader(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert text in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert 'Traceback' not in done.stderr
