@@ -100,6 +100,10 @@ class Pending:
             self._result = self._answer() or measure(self.repeats)
         return self._result
 
+    def finished(self):
+        """Whether :meth:`result` would answer at once."""
+        return self._result is not None or self._proc is None or self._proc.poll() is not None
+
     def close(self):
         """Stop the process if it still runs, and reap it."""
         if self._proc is not None and self._proc.returncode is None:

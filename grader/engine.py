@@ -58,6 +58,14 @@ class Run:
     def unit(self):
         return self.calibration['unit_seconds']
 
+    def unit_if_measured(self):
+        """The unit if it is known now, else None (a measurement still running)."""
+        with self._calibration_lock:
+            pending = self._calibration
+            if isinstance(pending, calibrate.Pending) and not pending.finished():
+                return None
+        return self.unit
+
     def cases(self, name):
         """The exercise's cases (loaded and validated once per run)."""
         if name not in self._cases:
@@ -277,12 +285,29 @@ class LaneResult:
 
 
 class Lane:
-    """Cases graded in order by one sandboxed child (see :class:`ExercisePlan`)."""
+    """Cases graded in order by one sandboxed child (see :class:`ExercisePlan`).
+
+    Calls start as soon as the child has imported the module, even while the
+    calibration is still being measured: such a call runs under the smallest
+    limit it could have, ``min_seconds`` (every limit is at least that), and
+    its reply gets its true limit once the unit is known, before it is
+    judged.  A call that finishes under the smaller limit finishes the same
+    under the true one.  If one times out, the lane is graded again from the
+    start, in a fresh sandbox under the true limits, and the first attempt
+    is discarded: exactly what grading after the calibration would have done.
+    """
 
     def __init__(self, plan, cases, main):
         self.plan, self.cases, self.main = plan, cases, main
 
     def run(self, run, submission_dir):
+        done = self._attempt(run, submission_dir, early=True)
+        if done is None:       # a call timed out under its smaller, early limit
+            done = self._attempt(run, submission_dir, early=False)
+        return done
+
+    def _attempt(self, run, submission_dir, early):
+        """A :class:`LaneResult`, or None when ``early`` and an early call timed out."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         done = LaneResult()
         # The child's CPU rlimit is a safety net under the per-call limits: every call
@@ -291,6 +316,7 @@ class Lane:
         largest = max(settings.factors.values())
         budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
         validator = plugin.observation_validator
+        answered = []           # (case index, case, replies, requests): judged at the end
         with Session(submission_dir, plan.relpath, plugin.probe,
                      options=plugin.child_options(settings), isolation=run.isolation,
                      settings=run.policy.sandbox, load_seconds=run.policy.load_seconds,
@@ -310,8 +336,12 @@ class Lane:
                     if done.problem:
                         reply = Reply(status='error', error=done.problem)
                     else:
-                        reply = session.call(request.payload,
-                                             settings.limit(request.limit_key, run.unit))
+                        unit = run.unit_if_measured() if early else run.unit
+                        limit = (settings.limit(request.limit_key, unit) if unit is not None
+                                 else settings.min_seconds)
+                        reply = session.call(request.payload, limit)
+                        if unit is None and reply.status == 'timeout':
+                            return None
                     if reply.ok and not validator.is_valid(reply.observation):
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
                                       error='the probe reply did not have the expected shape '
@@ -319,10 +349,16 @@ class Lane:
                     done.elapsed += reply.elapsed
                     done.wall += reply.wall
                     replies.append(reply)
-                done.outcomes.append((index, plugin.judge(case, replies, settings)))
+                answered.append((index, case, replies, case_requests))
             done.output = session.output()
             done.starts = session.starts
+        for index, case, replies, case_requests in answered:
+            for reply, request in zip(replies, case_requests):
+                reply.limit = settings.limit(request.limit_key, run.unit)
+            done.outcomes.append((index, plugin.judge(case, replies, settings)))
         return done
+
+
 def load_problem(plugin, settings, relpath, loaded):
     """Why nothing can be graded after the import, or None."""
     if not loaded.ok:
