@@ -178,7 +178,7 @@ def bench_overhead_share(repeats):
             assert len(seen) == 1, f'unstable verdicts for {label}'
             wall, student = median(walls), median(inside)
             rows.append((f'2. grader share of `grader check`, tic-tac-toe {label}',
-                         f'{(wall - student) / wall:.0%}',
+                         f'{(wall - student) / wall:.1%}',
                          f'{wall:.2f} s wall, {student:.2f} s inside student code '
                          f'(CPU time of the calls, node counting included; target < 25%)'))
     return rows

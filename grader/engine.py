@@ -352,10 +352,11 @@ class Lane:
                 answered.append((index, case, replies, case_requests))
             done.output = session.output()
             done.starts = session.starts
-        for index, case, replies, case_requests in answered:
-            for reply, request in zip(replies, case_requests):
-                reply.limit = settings.limit(request.limit_key, run.unit)
-            done.outcomes.append((index, plugin.judge(case, replies, settings)))
+            session.request_exit()     # the child exits while the parent judges
+            for index, case, replies, case_requests in answered:
+                for reply, request in zip(replies, case_requests):
+                    reply.limit = settings.limit(request.limit_key, run.unit)
+                done.outcomes.append((index, plugin.judge(case, replies, settings)))
         return done
 
 
