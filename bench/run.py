@@ -180,7 +180,7 @@ def bench_overhead_share(repeats):
             rows.append((f'2. grader share of `grader check`, tic-tac-toe {label}',
                          f'{(wall - student) / wall:.1%}',
                          f'{wall:.2f} s wall, {student:.2f} s inside student code '
-                         f'(CPU time of the calls, node counting included; target < 25%)'))
+                         f'(wall time of the calls in the child, node counting included; target < 25%)'))
     return rows
 
 
