@@ -147,11 +147,13 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     # Every exercise's main lane first, then the cases given workers of their own.
     lanes = sorted((lane for plan in plans.values() for lane in plan.lanes),
                    key=lambda lane: not lane.main)
-    started_exercises = set()
+    started_exercises, announcing = set(), threading.Lock()
 
     def one(lane):
-        if progress and lane.plan.name not in started_exercises:
+        with announcing:
+            first = lane.plan.name not in started_exercises
             started_exercises.add(lane.plan.name)
+        if progress and first:
             progress(lane.plan.name)
         return lane.run(run, submission_dir)
 
