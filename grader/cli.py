@@ -141,21 +141,24 @@ def _grade(args, include_hidden):
     try:
         return _grade_started(args, include_hidden)
     finally:
+        from grader.sandbox import spare
+        spare.discard()
         calibrate.discard()
 
 
 def _grade_started(args, include_hidden):
-    from grader import engine
-    from grader.sandbox import layers
+    from grader.sandbox import layers, spare
 
     policy = _policy(args)
+    isolation = layers.detect(policy.sandbox)
+    spare.start(isolation, policy.sandbox)  # the first child starts while the engine loads
+    from grader import engine
     requested = args.assignment or (engine.ALL if not include_hidden else None)
     chosen = engine.pick_assignments(policy, Path(args.path), requested)
     if len(chosen) > 1 and '-' in _report_paths(args):
         raise UserError('several assignments found: write reports to files (one per assignment) '
                         'or pick one with --assignment NAME', args.path)
-    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs,
-                     isolation=layers.detect(policy.sandbox))
+    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs, isolation=isolation)
     if not args.quiet:
         for missing in run.isolation.missing:
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)

@@ -15,13 +15,13 @@ Adding an exercise means adding one subpackage and one fixture file; the
 engine finds plug-ins through :func:`registry`.
 """
 import importlib
-import pkgutil
 
 from grader.errors import UserError
 
 
 def registry():
     """All exercise plug-ins shipped in this package, by name."""
+    import pkgutil  # here, not at the top: a child importing a probe never needs it
     found = {}
     for info in pkgutil.iter_modules(__path__):
         if not info.ispkg:

@@ -22,7 +22,7 @@ command line, environment and working folder of one child:
   e.g. under ``/root/.pyenv``.)
 
 The environment is scrubbed and the command line is neutral
-(``python -s -B -P - 3 6``): the few lines that start the trusted runner come
+(``python -S -B -P - 3 6``): the few lines that start the trusted runner come
 through standard input, which is then at its end, as with ``/dev/null``.
 Nothing in the environment, ``sys.argv`` or the child's own command line names
 the grader.
@@ -37,7 +37,7 @@ INSIDE_PACKAGE_PARENT = '/run/grader'
 INSIDE_HOME = '/home/student'
 INSIDE_COPY = '/home/student/project'
 TMPFS_BYTES = 64 * 1024 * 1024
-_BOOT = ('import sys; sys.path.insert(0, {path!r})\n'
+_BOOT = ('import sys; sys.path.insert(0, {path!r}); sys.path.extend({site!r})\n'
          'from grader.sandbox.runner import main\nmain()\n')
 _LIBRARIES = ('/usr/lib', '/usr/lib64', '/usr/lib32', '/lib', '/lib64', '/lib32')
 _FILES = ('/etc/ld.so.cache', '/etc/localtime')
@@ -57,8 +57,23 @@ class Plan:
 def python_flags():
     # Like ``python -I`` (no user site, no script folder on sys.path) but with
     # the environment replaced rather than ignored, so that PYTHONHASHSEED=0
-    # makes string hashing, and so set order, reproducible.
-    return ['-s', '-B'] + (['-P'] if sys.version_info >= (3, 11) else [])
+    # makes string hashing, and so set order, reproducible.  And without the
+    # site module (-S): the boot puts the installation's site-packages on
+    # sys.path itself (:func:`site_packages`) without running their ``.pth``
+    # files (an editable install's import hook alone costs each child about
+    # 9 ms), and the runner restores the ``exit()`` and ``quit()`` that site
+    # would have added.
+    return ['-S', '-B'] + (['-P'] if sys.version_info >= (3, 11) else [])
+
+
+def site_packages():
+    """The site-packages folders on this interpreter's own path, in order.
+
+    The child gets the same third-party packages as the grader (pyseccomp,
+    and whatever a course installs for its students); at the strong level
+    they are reachable because the Python installations are bound read-only.
+    """
+    return [p for p in sys.path if os.path.basename(p) in ('site-packages', 'dist-packages')]
 
 
 def environment(home, tmp):
@@ -67,14 +82,16 @@ def environment(home, tmp):
             'PYTHONDONTWRITEBYTECODE': '1', 'PYTHONIOENCODING': 'utf-8'}
 
 
-def _bind_system(args):
+def _bind_system(args, made):
     for path in _LIBRARIES:
         if os.path.islink(path):
             args += ['--symlink', os.readlink(path), path]
         elif os.path.isdir(path):
+            _parents(args, path, made)
             args += ['--ro-bind', path, path]
     for path in _FILES:
         if os.path.isfile(path):
+            _parents(args, path, made)
             args += ['--ro-bind', path, path]
 
 
@@ -102,14 +119,14 @@ def bwrap_argv(isolation, copy, uid_drop):
             args += ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']
     else:
         args += ['--unshare-user', '--disable-userns']
-    _bind_system(args)
+    made = {'/tmp', INSIDE_HOME}
+    _bind_system(args, made)   # /usr and /etc traversable: the loader reads them after the uid drop
     # The scratch file systems come first: a Python installation or grader
     # checkout that lives under /tmp (as in a CI clone) is bound on top of them.
     args += ['--perms', '1777', '--size', str(TMPFS_BYTES), '--tmpfs', '/tmp',
              '--perms', '0777', '--size', str(TMPFS_BYTES), '--tmpfs', INSIDE_HOME]
     prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
     prefixes |= {sys.prefix, sys.exec_prefix}
-    made = {'/usr', '/etc', '/tmp', INSIDE_HOME}
     for prefix in sorted(prefixes):
         if not any(prefix.startswith(lib + '/') for lib in _LIBRARIES):
             _parents(args, prefix, made)
@@ -132,11 +149,12 @@ def plan(isolation, workdir, request_fd, reply_fd, group=None):
         return Plan(argv=prefix + bwrap_argv(isolation, copy, uid_drop) + python,
                     env=environment(INSIDE_HOME, '/tmp'), cwd=str(workdir),
                     copy_inside=INSIDE_COPY,
-                    boot=_BOOT.format(path=INSIDE_PACKAGE_PARENT).encode())
+                    boot=_BOOT.format(path=INSIDE_PACKAGE_PARENT, site=site_packages()).encode())
     tmp = str(workdir / 'tmp')
     return Plan(argv=prefix + python, env=environment(tmp, tmp), cwd=str(copy),
                 copy_inside=str(copy),
-                boot=_BOOT.format(path=os.path.dirname(layers.PACKAGE_DIR)).encode())
+                boot=_BOOT.format(path=os.path.dirname(layers.PACKAGE_DIR),
+                                  site=site_packages()).encode())
 
 
 def hand_over(workdir, uid):

@@ -246,6 +246,18 @@ def main():
         os._exit(70)
 
 
+def _add_site_builtins():
+    """``exit()`` and ``quit()``, which the site module adds and ``python -S`` leaves out.
+
+    Handouts call ``exit()`` in their menus; it must raise SystemExit here too.
+    """
+    if not hasattr(builtins, 'exit'):
+        import _sitebuiltins
+        eof = 'Ctrl-D (i.e. EOF)'
+        builtins.exit = _sitebuiltins.Quitter('exit', eof)
+        builtins.quit = _sitebuiltins.Quitter('quit', eof)
+
+
 def serve():
     channel = Channel(int(sys.argv[1]), int(sys.argv[2]))
     hello = channel.receive()
@@ -267,6 +279,7 @@ def serve():
     capture = Capture(hello.get('output_chars', 65536))
     sys.stdout = sys.stderr = capture
     builtins.input = _refuse_input
+    _add_site_builtins()
     signal.signal(signal.SIGALRM, _alarm)
     signal.signal(signal.SIGPROF, _alarm)
     random.seed(0)
@@ -301,7 +314,9 @@ def serve():
     while True:
         request = channel.receive()
         if request.get('op') == 'exit':
-            return
+            # At once: no interpreter finalization, so nothing the student left
+            # behind (atexit handlers, finalizers, threads) runs after grading.
+            os._exit(0)
         capture.reset()
         reply = {'id': request['id']}
         del _expired[:]

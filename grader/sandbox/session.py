@@ -130,7 +130,8 @@ def _copy_submission(source, target, max_bytes):
             raise OSError(f'the submission is larger than {max_bytes // (1024 * 1024)} MB')
         return shutil.copy2(src, dst)
 
-    shutil.copytree(source, target, symlinks=True, ignore=ignore, copy_function=copy)
+    shutil.copytree(source, target, symlinks=True, ignore=ignore, copy_function=copy,
+                    dirs_exist_ok=True)
 
 
 def wait_for_exit(proc, timeout):
@@ -180,7 +181,7 @@ class Session:
                  isolation=None, settings=None, load_seconds=5.0,
                  cpu_seconds=600, prepare=None, log=None):
         from grader.sandbox import layers
-        self.submission_dir = Path(submission_dir)
+        self.submission_dir = Path(submission_dir) if submission_dir is not None else None
         self.module_relpath = str(module_relpath)
         self.probe = probe
         self.options = options or {}
@@ -205,6 +206,9 @@ class Session:
         self.group = None
         self.start_seconds = 0.0
         self._exit_code = None
+        self._copied = False
+        self._copy_inside = None
+        self._spawned_at = 0.0
 
     # -- lifecycle -----------------------------------------------------
     def __enter__(self):
@@ -213,28 +217,40 @@ class Session:
     def __exit__(self, *exc):
         self.close()
 
-    def _ensure_workdir(self):
-        if self.workdir is not None:
-            return
+    def _make_workdir(self):
+        """The private folder: an empty ``submission`` (bound into the child) and ``tmp``."""
         self.workdir = Path(tempfile.mkdtemp(prefix='grader-'))
         os.chmod(self.workdir, 0o755)
+        (self.workdir / 'submission').mkdir()
+        (self.workdir / 'tmp').mkdir()
+        self._copied = False
+
+    def _copy_in(self):
+        """Fill the private copy (once per session): the child reads it only after its hello."""
         copy = self.workdir / 'submission'
         _copy_submission(self.submission_dir, copy, self.settings.max_copy_mb * 1024 * 1024)
         if self.prepare:
             self.prepare(copy)
-        (self.workdir / 'tmp').mkdir()
         if self.isolation.has('uid-drop'):
             launch.hand_over(self.workdir, self.uid)
+        self._copied = True
 
     @property
     def submission_copy(self):
         return self.workdir / 'submission'
 
-    def start(self):
-        """Start a child and import the student module: the load :class:`Reply`."""
-        self._ensure_workdir()
+    def spawn(self):
+        """Start the child process: the trusted runner, waiting for its hello.
+
+        No student code runs and nothing of the submission is read until
+        :meth:`start` sends the hello, so a child spawned early (see
+        :mod:`grader.sandbox.spare`) is the same as one spawned by
+        :meth:`start`.
+        """
         self._kill()
-        self.starts += 1
+        if self.workdir is None:
+            self._make_workdir()
+        self._spawned_at = time.monotonic()
         if self.isolation.has('cgroup') and self.isolation.cgroups is not None:
             self.group = cgroups.Group(
                 self.isolation.cgroups, self.token[:8], pids_max=self.settings.processes,
@@ -244,12 +260,15 @@ class Session:
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
         plan = launch.plan(self.isolation, self.workdir, request_r, reply_w, self.group)
-        started = time.monotonic()
         try:
             self.proc = subprocess.Popen(
                 plan.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, pass_fds=(request_r, reply_w), cwd=plan.cwd,
                 env=plan.env, start_new_session=True, close_fds=True)
+        except BaseException:
+            os.close(request_w)
+            os.close(reply_r)
+            raise
         finally:
             os.close(request_r)
             os.close(reply_w)
@@ -261,11 +280,44 @@ class Session:
         self._request_fd = request_w
         self._exit_requested = False
         self._reader = protocol.Reader(reply_r)
+        self._copy_inside = plan.copy_inside
         cap = self.settings.output_kb * 1024
         self._drains = [_Drain(self.proc.stdout, cap), _Drain(self.proc.stderr, cap)]
         for drain in self._drains:
             drain.start()
-        copy = plan.copy_inside
+
+    def _adopt(self, spare):
+        """Take over ``spare``'s child and private folder (a spawned, never started session)."""
+        for name in ('workdir', 'proc', 'group', '_request_fd', '_reader', '_drains',
+                     '_copy_inside', '_spawned_at', '_exit_requested', '_copied'):
+            setattr(self, name, getattr(spare, name))
+        spare.workdir, spare.proc, spare.group = None, None, None
+        spare._request_fd, spare._reader, spare._drains = None, None, []
+
+    def start(self):
+        """Start a child and import the student module: the load :class:`Reply`.
+
+        The first start adopts a spare child spawned earlier for the same
+        isolation and settings, if there is one (:mod:`grader.sandbox.spare`).
+        """
+        from grader.sandbox import spare
+        self._kill()
+        self.starts += 1
+        adopted = self.workdir is None and spare.take(self.isolation, self.settings)
+        if adopted:
+            self._adopt(adopted)
+        else:
+            self.spawn()
+        if not self._copied:
+            try:
+                self._copy_in()
+            except OSError as exc:
+                self._kill()
+                self.loaded = Reply(status='crashed',
+                                    error=f'the submission could not be copied: {exc}')
+                return self.loaded
+        cap = self.settings.output_kb * 1024
+        copy = self._copy_inside
         hello = {
             'probe': self.probe,
             'module_path': f'{copy}/{self.module_relpath}',
@@ -276,7 +328,7 @@ class Session:
             'layers': self._child_layers(),
         }
         self.loaded = self._exchange(hello, self.load_seconds + GRACE_SECONDS + 2.0)
-        self.start_seconds = time.monotonic() - started
+        self.start_seconds = time.monotonic() - self._spawned_at
         sandbox = self.loaded.observation.get('sandbox') if self.loaded.ok else None
         if isinstance(sandbox, dict) and sandbox.get('failed'):
             self._kill()

@@ -1,0 +1,122 @@
+"""What the child's quicker start keeps the same for student code.
+
+- Python runs without the site module (``-S``), yet ``exit()`` and
+  ``quit()`` still raise SystemExit and the installation's site-packages are
+  importable;
+- the child leaves at once when asked to exit, so nothing the student
+  registered (``atexit``) runs after grading;
+- a probe imports neither :mod:`inspect` nor :mod:`pkgutil` (each costs every
+  child milliseconds), and the code flags spelt out in place of
+  :mod:`inspect`'s are its values.
+"""
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from grader.exercises import counting
+from grader.sandbox import launch, layers
+from grader.sandbox.session import Session
+
+from gradertest import ROOT
+
+ISOLATION = layers.detect()
+LEVELS = {'strong': ISOLATION,
+          'standard': layers.weaker(ISOLATION, ['namespaces', 'seccomp', 'cgroup', 'uid-drop'])}
+
+
+def started(tmp_path, isolation, source):
+    folder = tmp_path / 'sub'
+    folder.mkdir(exist_ok=True)
+    (folder / 'tictactoe.py').write_text(textwrap.dedent(source))
+    box = Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=isolation)
+    loaded = box.start()
+    assert loaded.ok, loaded.error
+    return box, loaded
+
+
+def value(reply):
+    assert reply.ok, (reply.status, reply.error)
+    return reply.observation['value']['value']
+
+
+@pytest.mark.parametrize('level', LEVELS)
+@pytest.mark.parametrize('call', ['exit()', 'quit()', 'exit(3)'])
+def test_exit_and_quit_at_import_still_raise_system_exit(tmp_path, level, call):
+    source = f'def answer():\n    return 42\n\n{call}\n\ndef later():\n    return 1\n'
+    box, loaded = started(tmp_path, LEVELS[level], source)
+    with box:
+        assert 'sys.exit()' in ' '.join(loaded.observation['warnings'])
+        assert value(box.call({'function': 'answer'}, 5)) == 42
+        assert not box.call({'function': 'later'}, 5).ok   # defined after the exit: never
+
+
+@pytest.mark.parametrize('level', LEVELS)
+def test_site_packages_are_importable_and_site_did_not_run(tmp_path, level):
+    source = '''
+        import sys
+        def packages():
+            import yaml
+            return [yaml.__name__ == 'yaml', sys.flags.no_site, 'site' in sys.modules]
+    '''
+    box, _ = started(tmp_path, LEVELS[level], source)
+    with box:
+        reply = box.call({'function': 'packages'}, 5)
+        assert reply.ok, reply.error
+        assert [item['value'] for item in reply.observation['value']] == [True, 1, False]
+
+
+def test_the_site_packages_given_are_the_graders_own():
+    expected = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))]
+    assert launch.site_packages() == expected and expected
+    assert '-S' in launch.python_flags()
+
+
+@pytest.mark.parametrize('level', LEVELS)
+def test_nothing_registered_with_atexit_runs_after_grading(tmp_path, level):
+    source = '''
+        import atexit, os
+        atexit.register(lambda: os.write(1, b'ATEXIT-RAN'))
+        def answer():
+            os.write(1, b'CALLED')
+            return 42
+    '''
+    box, _ = started(tmp_path, LEVELS[level], source)
+    with box:
+        assert value(box.call({'function': 'answer'}, 5)) == 42
+        box.request_exit()
+    assert 'CALLED' in box.output()       # the real stdout is read to its end...
+    assert 'ATEXIT-RAN' not in box.output()   # ...and the handler never ran
+
+
+def test_probes_import_neither_inspect_nor_pkgutil():
+    code = ('import sys; sys.path.insert(0, sys.argv[1]); '
+            'import grader.sandbox.runner, grader.sandbox.inchild; '
+            'import grader.exercises.tictactoe.probe, grader.exercises.connect4.probe, '
+            'grader.exercises.eightpuzzle.probe, grader.exercises.travel.probe; '
+            'print(sorted({"inspect", "pkgutil", "typing"} & set(sys.modules)))')
+    done = subprocess.run([sys.executable, *launch.python_flags(), '-c', code, str(ROOT)],
+                          capture_output=True, text=True, timeout=60,
+                          env={'PATH': os.environ.get('PATH', '')})
+    assert done.stdout.strip() == '[]', done.stderr
+
+
+def test_the_resumable_code_flags_are_inspects():
+    assert counting._RESUMABLE == (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                                   | inspect.CO_ASYNC_GENERATOR)
+
+
+@pytest.mark.parametrize('level', LEVELS)
+def test_system_libraries_load_after_the_uid_drop(tmp_path, level):
+    """An extension module that links a system library (zlib) imports in student code."""
+    source = '''
+        def compressed():
+            import zlib
+            return len(zlib.compress(b'x' * 1000)) < 100
+    '''
+    box, _ = started(tmp_path, LEVELS[level], source)
+    with box:
+        assert value(box.call({'function': 'compressed'}, 5)) is True

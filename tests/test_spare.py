@@ -1,0 +1,139 @@
+"""A child spawned before its session (grader/sandbox/spare.py) grades like one spawned by it.
+
+- the first session with the same isolation and settings adopts the spare:
+  the same process, which until then had no submission;
+- a session with other settings, or a spare that died, is not adopted, and
+  the session spawns its own;
+- :func:`spare.discard` leaves no process and no folder, also after a
+  command that stops with an error;
+- ``grader check`` gives the same verdicts with and without the spare.
+"""
+import dataclasses
+import json
+import textwrap
+
+import psutil
+import pytest
+
+from grader import cli
+from grader.sandbox import layers, spare
+from grader.sandbox.session import SandboxSettings, Session
+
+from gradertest import ROOT, SUBMISSIONS
+
+ISOLATION = layers.detect()
+MODULE = 'def answer():\n    return 42\n'
+
+
+@pytest.fixture(autouse=True)
+def no_spares_left():
+    yield
+    spare.discard()
+
+
+def folder_with(tmp_path, source=MODULE, name='tictactoe.py'):
+    folder = tmp_path / 'sub'
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(textwrap.dedent(source))
+    return folder
+
+
+def session(folder, settings=None):
+    return Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION,
+                   settings=settings or SandboxSettings())
+
+
+def waiting_spare(settings=None):
+    spare.start(ISOLATION, settings or SandboxSettings())
+    assert len(spare._spares) == 1
+    return spare._spares[0]
+
+
+def test_the_first_session_adopts_the_spare_which_had_no_submission(tmp_path):
+    waiting = waiting_spare()
+    pid, workdir = waiting.proc.pid, waiting.workdir
+    assert list((workdir / 'submission').iterdir()) == []    # nothing copied before the hello
+    with session(folder_with(tmp_path)) as box:
+        assert box.start().ok
+        assert box.proc.pid == pid and box.workdir == workdir
+        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
+        assert not spare._spares
+    assert not workdir.exists() and not psutil.pid_exists(pid)
+
+
+def test_other_settings_do_not_adopt_and_discard_stops_the_spare(tmp_path):
+    waiting = waiting_spare()
+    pid, workdir = waiting.proc.pid, waiting.workdir
+    other = dataclasses.replace(SandboxSettings(), memory_mb=512)
+    with session(folder_with(tmp_path), settings=other) as box:
+        assert box.start().ok and box.proc.pid != pid
+    assert spare._spares == [waiting]
+    spare.discard()
+    assert not spare._spares and not workdir.exists()
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_spare_that_died_is_not_adopted(tmp_path):
+    waiting = waiting_spare()
+    waiting.proc.kill()
+    waiting.proc.wait()
+    workdir = waiting.workdir
+    with session(folder_with(tmp_path)) as box:
+        assert box.start().ok
+        assert box.workdir != workdir
+        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
+    assert not spare._spares and not workdir.exists()
+
+
+def test_a_copy_that_fails_is_a_failed_start_not_a_crash(tmp_path):
+    waiting = waiting_spare(SandboxSettings(max_copy_mb=0))
+    with session(folder_with(tmp_path), settings=SandboxSettings(max_copy_mb=0)) as box:
+        loaded = box.start()
+        assert not loaded.ok and 'could not be copied' in loaded.error
+        assert 'larger than 0 MB' in loaded.error
+        assert box.proc is None
+    assert not waiting.proc or waiting.proc.poll() is not None
+
+
+def children():
+    return {p.pid for p in psutil.Process().children(recursive=True)
+            if p.status() != psutil.STATUS_ZOMBIE}
+
+
+def test_a_command_that_stops_with_an_error_leaves_no_spare(tmp_path, capsys):
+    before = children()
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    assert cli.main(['--config', str(ROOT / 'grading.yaml'), 'check', str(empty)]) == 2
+    assert 'grader: error:' in capsys.readouterr().err
+    assert not spare._spares
+    assert children() <= before
+
+
+def verdicts(path):
+    result = json.loads(path.read_text())
+    return [(e['name'], c['name'], c['score'], c['passed'], c['cases_passed'])
+            for e in result['exercises'] for c in e['checks']]
+
+
+def test_check_gives_the_same_verdicts_with_and_without_the_spare(tmp_path, monkeypatch):
+    folder = tmp_path / 'handout'
+    folder.mkdir()
+    for source, target in (('tictactoe/bug_no_undo.py', 'tictactoe.py'),
+                           ('connect4/alphabeta_make_unmake.py', 'connect4.py')):
+        (folder / target).write_text((SUBMISSIONS / source).read_text())
+    taken, take = [], spare.take
+
+    def recording(isolation, settings):
+        found = take(isolation, settings)
+        taken.append(found is not None)
+        return found
+    monkeypatch.setattr(spare, 'take', recording)
+    config = ['--config', str(ROOT / 'grading.yaml')]
+    assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'a.json')]) == 0
+    assert taken.count(True) == 1          # one lane adopted the spare, the other spawned
+    monkeypatch.setattr(spare, 'start', lambda isolation, settings: None)
+    taken.clear()
+    assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'b.json')]) == 0
+    assert taken and not any(taken)
+    assert verdicts(tmp_path / 'a.json') == verdicts(tmp_path / 'b.json')
