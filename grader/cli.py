@@ -147,11 +147,16 @@ def _grade(args, include_hidden):
 
 
 def _grade_started(args, include_hidden):
+    from grader import config
     from grader.sandbox import layers, spare
 
-    policy = _policy(args)
-    isolation = layers.detect(policy.sandbox)
-    spare.start(isolation, policy.sandbox)  # the first child starts while the engine loads
+    # The first child starts as soon as the isolation and the sandbox settings
+    # are known, while the plug-ins and the engine load.
+    document = config.read(args.config)
+    sandbox = config.sandbox_settings(document[1])
+    isolation = layers.detect(sandbox)
+    spare.start(isolation, sandbox)
+    policy = config.load(document=document)
     from grader import engine
     requested = args.assignment or (engine.ALL if not include_hidden else None)
     chosen = engine.pick_assignments(policy, Path(args.path), requested)

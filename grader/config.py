@@ -116,10 +116,11 @@ def find(explicit=None, start=None):
     raise UserError(f'no {CONFIG_NAME} found here or above; pass --config PATH')
 
 
-def load(path=None):
-    """Read and validate the policy at ``path`` (see :func:`find`)."""
-    from grader import exercises as plugins
+def read(path=None):
+    """The policy document at ``path`` (see :func:`find`), schema-checked: ``(path, data, where)``.
 
+    Parsed and validated once per content of the file (see :mod:`grader.doccache`).
+    """
     path = find(path)
 
     def mapping(data):
@@ -127,8 +128,27 @@ def load(path=None):
             raise UserError('the policy must be a mapping with version, exercises and assignments',
                             path, 1)
 
-    # Parsed and validated once per content of the file (see grader.doccache).
     data, where = yamlio.load_valid(path, 'grading.schema.json', check=mapping)
+    return path, data, where
+
+
+def sandbox_settings(data):
+    """The :class:`SandboxSettings` of a policy document (``sandbox:``)."""
+    box = data.get('sandbox', {})
+    return SandboxSettings(**{k: box[k] for k in
+                              ('memory_mb', 'file_mb', 'open_files', 'output_kb', 'processes')
+                              if k in box})
+
+
+def load(path=None, document=None):
+    """Read and validate the policy at ``path`` (see :func:`find`), or a ``document`` of :func:`read`.
+
+    Checks what the schema cannot: exercise and check names against the
+    plug-ins, assignments against the exercises configured.
+    """
+    from grader import exercises as plugins
+
+    path, data, where = document or read(path)
     root = path.resolve().parent
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
@@ -204,11 +224,8 @@ def load(path=None):
             requirements=requirements, late_penalty=raw.get('late_penalty'))
 
     box = data.get('sandbox', {})
-    settings = SandboxSettings(**{k: box[k] for k in
-                                  ('memory_mb', 'file_mb', 'open_files', 'output_kb', 'processes')
-                                  if k in box})
     return Policy(path=path, root=root, reference=root / data.get('reference', 'reference'),
-                  exercises=exercises, assignments=assignments, sandbox=settings,
+                  exercises=exercises, assignments=assignments, sandbox=sandbox_settings(data),
                   load_seconds=float(box.get('load_seconds', 5.0)),
                   require=box.get('require', 'advisory'),
                   calibration_repeats=data.get('calibration', {}).get('repeats', 3))

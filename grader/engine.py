@@ -317,13 +317,14 @@ class Lane:
         # machine measured), so it never decides a verdict on its own.
         largest = max(settings.factors.values())
         budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
-        validator = plugin.observation_validator
         answered = []           # (case index, case, replies, requests): judged at the end
         with Session(submission_dir, plan.relpath, plugin.probe,
                      options=plugin.child_options(settings), isolation=run.isolation,
                      settings=run.policy.sandbox, load_seconds=run.policy.load_seconds,
                      cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session:
-            loaded = session.start()
+            # The plug-in's reply check compiles (once) while the child imports the module.
+            loaded = session.start(meanwhile=lambda: plugin.observation_validator.compile())
+            validator = plugin.observation_validator
             done.problem = load_problem(plugin, settings, plan.relpath, loaded)
             if loaded.ok and self.main:
                 done.warnings = list(loaded.observation.get('warnings', []))

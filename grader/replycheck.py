@@ -16,16 +16,27 @@ DRAFT = 'http://json-schema.org/draft-07/schema#'
 
 
 class ReplyCheck:
-    """``is_valid(document)`` for one compiled draft 7 schema."""
+    """``is_valid(document)`` for one compiled draft 7 schema.
+
+    The schema is compiled on first use, or earlier by :meth:`compile` (a
+    session compiles while it waits for its child, off the start-up path).
+    """
 
     def __init__(self, schema):
         self.schema = {'$schema': DRAFT, **schema}
-        self._check = fastjsonschema.compile(self.schema)
+        self._check = None
+
+    def compile(self):
+        """Compile the schema now (once); returns self."""
+        if self._check is None:
+            self._check = fastjsonschema.compile(self.schema)
+        return self
 
     def is_valid(self, document):
         """True when ``document`` satisfies the schema; never raises for any JSON value."""
+        check = self._check or self.compile()._check
         try:
-            self._check(document)
+            check(document)
         except fastjsonschema.JsonSchemaException:
             return False
         return True

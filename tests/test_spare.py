@@ -15,7 +15,7 @@ import textwrap
 import psutil
 import pytest
 
-from grader import cli
+from grader import cli, config
 from grader.sandbox import layers, spare
 from grader.sandbox.session import SandboxSettings, Session
 
@@ -137,3 +137,18 @@ def test_check_gives_the_same_verdicts_with_and_without_the_spare(tmp_path, monk
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'b.json')]) == 0
     assert taken and not any(taken)
     assert verdicts(tmp_path / 'a.json') == verdicts(tmp_path / 'b.json')
+
+
+def test_the_settings_read_before_the_policy_are_the_policys(tmp_path):
+    """The command line spawns the spare from the document alone; the policy must agree."""
+    text = (ROOT / 'grading.yaml').read_text()
+    assert '  memory_mb: 1024' in text
+    custom = tmp_path / 'grading.yaml'
+    custom.write_text(text.replace('  memory_mb: 1024', '  memory_mb: 700\n  processes: 9', 1)
+                      .replace('fixtures/', f'{ROOT}/fixtures/'))
+    for path in (ROOT / 'grading.yaml', custom):
+        document = config.read(path)
+        policy = config.load(document=document)
+        assert config.sandbox_settings(document[1]) == policy.sandbox
+        assert policy == config.load(path)
+    assert config.load(custom).sandbox.memory_mb == 700

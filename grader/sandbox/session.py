@@ -25,7 +25,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.replycheck import ReplyCheck
 from grader.sandbox import cgroups, launch, protocol, reaper
 
 GRACE_SECONDS = 1.0
@@ -43,8 +42,20 @@ child that gets a quarter of a core on a crowded machine."""
 def wall_allowance(limit):
     return max(WALL_FACTOR * limit, limit + 2.0)
 
-_ENVELOPE = ReplyCheck(protocol.ENVELOPE_SCHEMA)
-"""Every reply's envelope is checked like the observations (compiled once, draft 7)."""
+_ENVELOPE = []
+
+
+def _envelope():
+    """The check of every reply's envelope, like the observations' (draft 7).
+
+    Made on first use, which :meth:`Session._exchange` times for while the
+    first child loads: neither ``fastjsonschema`` nor the compilation is on
+    the way to starting that child.
+    """
+    if not _ENVELOPE:
+        from grader.replycheck import ReplyCheck
+        _ENVELOPE.append(ReplyCheck(protocol.ENVELOPE_SCHEMA).compile())
+    return _ENVELOPE[0]
 _JOIN_FAILED = 125
 
 
@@ -294,11 +305,13 @@ class Session:
         spare.workdir, spare.proc, spare.group = None, None, None
         spare._request_fd, spare._reader, spare._drains = None, None, []
 
-    def start(self):
+    def start(self, meanwhile=None):
         """Start a child and import the student module: the load :class:`Reply`.
 
         The first start adopts a spare child spawned earlier for the same
         isolation and settings, if there is one (:mod:`grader.sandbox.spare`).
+        ``meanwhile``, if given, is called while the child imports the module
+        (parent-side preparation that would otherwise wait for it).
         """
         from grader.sandbox import spare
         self._kill()
@@ -327,7 +340,8 @@ class Session:
             'output_chars': cap,
             'layers': self._child_layers(),
         }
-        self.loaded = self._exchange(hello, self.load_seconds + GRACE_SECONDS + 2.0)
+        self.loaded = self._exchange(hello, self.load_seconds + GRACE_SECONDS + 2.0,
+                                     meanwhile=meanwhile)
         self.start_seconds = time.monotonic() - self._spawned_at
         sandbox = self.loaded.observation.get('sandbox') if self.loaded.ok else None
         if isinstance(sandbox, dict) and sandbox.get('failed'):
@@ -376,13 +390,20 @@ class Session:
                 reply.cpu = max(reply.cpu, limit)
         return reply
 
-    def _exchange(self, message, wait):
-        """Send ``message`` and wait up to ``wait`` seconds for its reply."""
+    def _exchange(self, message, wait, meanwhile=None):
+        """Send ``message`` and wait up to ``wait`` seconds for its reply.
+
+        Between the two, the envelope check is compiled (once) and
+        ``meanwhile`` is called, while the child works.
+        """
         self._next_id += 1
         message = dict(message, id=self._next_id, token=self.token)
         started = time.monotonic()
         try:
             protocol.write_all(self._request_fd, protocol.encode(message))
+            _envelope()
+            if meanwhile is not None:
+                meanwhile()
             raw = self._reader.read(started + wait)
         except protocol.ChannelTimeout:
             self._kill()
@@ -397,7 +418,7 @@ class Session:
             return Reply(status='invalid', wall=time.monotonic() - started,
                          error='the reply was too large')
         wall = time.monotonic() - started
-        if raw is None or not _ENVELOPE.is_valid(raw) or raw.get('token') != self.token \
+        if raw is None or not _envelope().is_valid(raw) or raw.get('token') != self.token \
                 or raw.get('id') != self._next_id:
             self._kill()
             return Reply(status='invalid', wall=wall,
