@@ -225,8 +225,9 @@ def import_student(path, seconds, capture, student_files):
                             "called at module level? Put it under `if __name__ == '__main__':`. "
                             'Graded what it had defined before that.')
         elif isinstance(exc, SystemExit):
-            warnings.append(f'your module calls sys.exit() when it is imported{at}: '
-                            'graded what it had defined before that.')
+            warnings.append(f'your module stops with sys.exit(), exit() or quit() when it is '
+                            f"imported{at}: put that under `if __name__ == '__main__':`. "
+                            'Graded what it had defined before that.')
         else:
             warnings.append(f'your module {describe(exc, student_files)} when it is imported'
                             f'{at}: graded what it had defined before that.')
