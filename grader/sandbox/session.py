@@ -14,6 +14,7 @@ its cgroup (``cgroup.kill``, which also catches processes that called
 behind, which this process adopts as a child subreaper and sweeps.  How the
 child is started at each isolation level is :mod:`grader.sandbox.launch`.
 """
+import functools
 import os
 import select
 import shutil
@@ -42,9 +43,7 @@ child that gets a quarter of a core on a crowded machine."""
 def wall_allowance(limit):
     return max(WALL_FACTOR * limit, limit + 2.0)
 
-_ENVELOPE = []
-
-
+@functools.lru_cache(maxsize=None)
 def _envelope():
     """The check of every reply's envelope, like the observations' (draft 7).
 
@@ -52,10 +51,8 @@ def _envelope():
     first child loads: neither ``fastjsonschema`` nor the compilation is on
     the way to starting that child.
     """
-    if not _ENVELOPE:
-        from grader.replycheck import ReplyCheck
-        _ENVELOPE.append(ReplyCheck(protocol.ENVELOPE_SCHEMA).compile())
-    return _ENVELOPE[0]
+    from grader.replycheck import ReplyCheck
+    return ReplyCheck(protocol.ENVELOPE_SCHEMA).compile()
 _JOIN_FAILED = 125
 
 
@@ -314,13 +311,12 @@ class Session:
         (parent-side preparation that would otherwise wait for it).
         """
         from grader.sandbox import spare
-        self._kill()
         self.starts += 1
         adopted = self.workdir is None and spare.take(self.isolation, self.settings)
-        if adopted:
+        if adopted:     # the first start: no child of this session's own yet
             self._adopt(adopted)
         else:
-            self.spawn()
+            self.spawn()    # after a time-out or crash, in place of the child that is gone
         if not self._copied:
             try:
                 self._copy_in()
