@@ -262,11 +262,28 @@ def graded_rows(out):
         return {}
 
 
-def start_batch(source, out, *extra):
+@pytest.fixture
+def scratch():
+    """A temporary folder of the test's own for the batch's processes (``TMPDIR``).
+
+    A batch killed with SIGKILL cannot remove the private copies it was
+    grading; they are left here and removed with it, not in the machine's /tmp.
+    World-traversable, so a child that has dropped its uid reaches its copy.
+    """
+    import shutil
+    import tempfile
+    folder = tempfile.mkdtemp(prefix='grader-test-')
+    os.chmod(folder, 0o755)
+    yield {**os.environ, 'TMPDIR': folder}
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def start_batch(source, out, *extra, env=None):
     return subprocess.Popen(
         [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
          'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress', *extra],
-        cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=env)
 
 
 def stop_group(proc, sig):
@@ -290,10 +307,10 @@ def wait_for_results(out, at_least, proc, seconds=120):
 
 
 @pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGINT])
-def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig):
+def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig, scratch):
     source = quick_folder_class(tmp_path / 'class', 20)
     out = tmp_path / 'out'
-    proc = start_batch(source, out)
+    proc = start_batch(source, out, env=scratch)
     wait_for_results(out, 4, proc)
     left = stop_group(proc, sig)
     assert not left, f'processes outlived the batch: {left}'
@@ -305,7 +322,7 @@ def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig
     resumed = subprocess.run(
         [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
          'batch', str(source), '--out', str(out), '--resume', '--workers', '2', '--no-progress'],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=scratch)
     assert resumed.returncode == 0, resumed.stderr
     assert f'{len(finished)} kept from the gradebook' in resumed.stdout
     after = graded_rows(out)
