@@ -317,6 +317,9 @@ def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig
     if sig == signal.SIGINT:
         assert proc.returncode == 130
         assert b'--resume' in proc.stderr.read()
+        # Ctrl-C reaches the workers too: they close their sandboxes and remove
+        # their private copies before they leave (only SIGKILL leaves copies).
+        assert os.listdir(scratch['TMPDIR']) == []
     finished = graded_rows(out)
     assert 4 <= len(finished) < 20
     resumed = subprocess.run(

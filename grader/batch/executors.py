@@ -17,6 +17,7 @@ import concurrent.futures as cf
 import logging
 import multiprocessing
 import os
+import time
 import uuid
 from concurrent.futures.process import BrokenProcessPool
 
@@ -98,11 +99,25 @@ class LocalPool:
             _stop(pool, at_once=not finished)
 
 
+STOP_GRACE_SECONDS = 3.0
+"""How long interrupted workers get to leave on their own (closing their
+sandboxes and removing the private copies) before they are terminated."""
+
+
 def _stop(pool, at_once):
-    """Shut a pool down; ``at_once`` after an interruption (running jobs are dropped)."""
+    """Shut a pool down; ``at_once`` after an interruption (running jobs are dropped).
+
+    Workers interrupted with the batch (Ctrl-C reaches the whole process
+    group) unwind their grading and then take the pool's order to exit; only
+    those still running after :data:`STOP_GRACE_SECONDS` are terminated,
+    which leaves their private copies behind.
+    """
     processes = list((getattr(pool, '_processes', None) or {}).values())
     pool.shutdown(wait=not at_once, cancel_futures=True)
     if at_once:
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for process in processes:
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
         for process in processes:
             if process.is_alive():
                 process.terminate()

@@ -496,14 +496,18 @@ class Session:
                 pass
 
     def close(self):
-        """Stop the child and remove the private copy."""
-        if self.proc is not None and self._request_fd is not None:
-            self.request_exit()
+        """Stop the child and remove the private copy (both, even when interrupted)."""
+        try:
+            if self.proc is not None and self._request_fd is not None:
+                self.request_exit()
+                try:
+                    wait_for_exit(self.proc, 1.0)
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+        finally:
             try:
-                wait_for_exit(self.proc, 1.0)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self._kill()
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
-            self.workdir = None
+                self._kill()
+            finally:
+                if self.workdir is not None:
+                    shutil.rmtree(self.workdir, ignore_errors=True)
+                    self.workdir = None
