@@ -1,11 +1,11 @@
 """A sandboxed child started before the session that will use it.
 
 Starting a child (its cgroup, bubblewrap, Python and the runner's imports)
-takes about 50 ms, and until now it began only after the grader had
-imported the engine and read the fixtures.  The command line instead calls
-:func:`start` as soon as it knows the isolation level and the sandbox
-settings, and the first :class:`~grader.sandbox.session.Session` with the same
-ones adopts that child in :meth:`~grader.sandbox.session.Session.start`.
+takes about 40 ms.  So that this overlaps the grader's own loading (plug-ins,
+engine, fixtures), the command line calls :func:`start` as soon as it knows
+the isolation level and the sandbox settings, and the first
+:class:`~grader.sandbox.session.Session` with the same ones adopts that child
+in :meth:`~grader.sandbox.session.Session.start`.
 
 A spare child runs only the trusted runner, blocked on reading its hello: it
 has no submission, no uid, no limits and no student code yet.  The session
