@@ -56,9 +56,21 @@ class ExerciseSettings:
         factor = self.factors.get(key, self.factors['default'])
         return max(self.min_seconds, factor * unit)
 
+    def import_limit(self, unit):
+        """CPU seconds the module may spend being imported: factor ``import`` x unit.
+
+        Without an ``import`` factor, :data:`IMPORT_FACTOR` units (with
+        ``min_seconds`` as the floor, as for every limit).
+        """
+        return max(self.min_seconds, self.factors.get('import', IMPORT_FACTOR) * unit)
+
     @property
     def max_score(self):
         return sum(c.points for c in self.checks.values())
+
+
+IMPORT_FACTOR = 10
+"""Calibration units a module may spend at import when grading.yaml names no ``import`` factor."""
 
 
 @dataclass

@@ -265,6 +265,7 @@ class ExercisePlan:
         result.facts = self.plugin.facts(outcomes, settings) if not problem else {}
         result.facts.update({
             'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
+            'import_seconds': round(main.import_seconds, 4),
             'wall_seconds': round(sum(lane.wall for lane in lane_results), 4),
             'child_starts': sum(lane.starts for lane in lane_results), 'cases': len(cases)})
         output = ''.join(lane.output for lane in lane_results)
@@ -282,6 +283,8 @@ class LaneResult:
         self.load_outcomes = []
         self.outcomes = []          # [(case index, [Outcome, ...]), ...]
         self.elapsed = self.wall = 0.0
+        """CPU seconds of the calls (measured outside the submission's process), wall seconds."""
+        self.import_seconds = 0.0
         self.starts = 0
         self.output = ''
 
@@ -318,16 +321,22 @@ class Lane:
         largest = max(settings.factors.values())
         budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
         answered = []           # (case index, case, replies, requests): judged at the end
+        unit = run.unit_if_measured() if early else run.unit
+        import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
         with Session(submission_dir, plan.relpath, plugin.probe,
                      options=plugin.child_options(settings), isolation=run.isolation,
-                     settings=run.policy.sandbox, load_seconds=run.policy.load_seconds,
+                     settings=run.policy.sandbox, load_seconds=import_limit,
                      cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session:
             # The plug-in's reply check compiles (once) while the child imports the module.
             loaded = session.start(meanwhile=lambda: plugin.observation_validator.compile())
+            if unit is None and _import_stopped(loaded):
+                return None     # stopped under the smaller, early limit: again with the true one
+            done.import_seconds = session.import_seconds
             validator = plugin.observation_validator
             done.problem = load_problem(plugin, settings, plan.relpath, loaded)
             if loaded.ok and self.main:
                 done.warnings = list(loaded.observation.get('warnings', []))
+                done.warnings += missing_module_warnings(loaded.observation.get('missing', []))
                 done.warnings += plugin.load_warnings(loaded, settings)
             if not done.problem and self.main:
                 done.load_outcomes = plugin.load_outcomes(loaded, settings)
@@ -349,7 +358,7 @@ class Lane:
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
                                       error='the probe reply did not have the expected shape '
                                             '(tampered measurement?)')
-                    done.elapsed += reply.elapsed
+                    done.elapsed += reply.cpu
                     done.wall += reply.wall
                     replies.append(reply)
                 answered.append((index, case, replies, case_requests))
@@ -363,11 +372,35 @@ class Lane:
         return done
 
 
+def _import_stopped(loaded):
+    """Whether the import was stopped by its CPU limit (a warning of the load, or a time-out)."""
+    if loaded.status == 'timeout':
+        return True
+    return loaded.ok and any('s of CPU time when it was imported' in w
+                             for w in loaded.observation.get('warnings', []))
+
+
+def missing_module_warnings(missing):
+    """One sentence per module the submission imports that the sandbox does not have."""
+    sentences = []
+    for entry in missing:
+        name, line = entry.get('name'), entry.get('line')
+        if not isinstance(name, str) or not isinstance(line, int):
+            continue
+        use = ('it is used, so the code that uses it fails' if entry.get('used') else
+               'it is never used, so your code was graded with a stand-in in its place')
+        sentences.append(f'`{name}` is not available where your code is graded (line {line}); '
+                         f'remove the import. {use[0].upper()}{use[1:]}.')
+    return sentences
+
+
 def load_problem(plugin, settings, relpath, loaded):
     """Why nothing can be graded after the import, or None."""
     if not loaded.ok:
         if loaded.status == 'timeout':
-            return f'{relpath} did not finish importing in time'
+            return f'{relpath} {loaded.error}'
+        if loaded.kind == 'sandbox':
+            return loaded.error
         return f'{relpath} could not be imported: {loaded.error}'
     observation = loaded.observation
     if observation.get('error'):

@@ -1,8 +1,9 @@
 """What the child's quicker start keeps the same for student code.
 
 - Python runs without the site module (``-S``), yet ``exit()`` and
-  ``quit()`` still raise SystemExit and the installation's site-packages are
-  importable;
+  ``quit()`` still raise SystemExit; the sandbox offers the standard library
+  and nothing of the grader (no judge, no calibration workload, none of its
+  third-party packages);
 - the child leaves at once when asked to exit, so nothing the student
   registered (``atexit``) runs after grading;
 - a probe imports neither :mod:`inspect` nor :mod:`pkgutil` (each costs every
@@ -17,8 +18,8 @@ import textwrap
 
 import pytest
 
-from grader.exercises import counting
-from grader.sandbox import launch, layers
+from grader.child import counting
+from grader.sandbox import bundle, launch, layers
 from grader.sandbox.session import Session
 
 from gradertest import ROOT
@@ -32,7 +33,7 @@ def started(tmp_path, isolation, source):
     folder = tmp_path / 'sub'
     folder.mkdir(exist_ok=True)
     (folder / 'tictactoe.py').write_text(textwrap.dedent(source))
-    box = Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=isolation)
+    box = Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=isolation)
     loaded = box.start()
     assert loaded.ok, loaded.error
     return box, loaded
@@ -55,24 +56,34 @@ def test_exit_and_quit_at_import_still_raise_system_exit(tmp_path, level, call):
 
 
 @pytest.mark.parametrize('level', LEVELS)
-def test_site_packages_are_importable_and_site_did_not_run(tmp_path, level):
-    source = '''
-        import sys
+def test_only_the_standard_library_and_the_child_package_are_importable(tmp_path, level):
+    source = """
+        import importlib, sys
         def packages():
-            import yaml
-            return [yaml.__name__ == 'yaml', sys.flags.no_site, 'site' in sys.modules]
-    '''
+            found = []
+            for name in ('grader.calibrate', 'grader.exercises.tictactoe.judge', 'grader.engine',
+                         'reference', 'yaml', 'heapq'):
+                try:
+                    importlib.import_module(name)
+                    found.append(name)
+                except ImportError:
+                    pass
+            return [','.join(found), sys.flags.no_site, 'site' in sys.modules]
+    """
     box, _ = started(tmp_path, LEVELS[level], source)
     with box:
         reply = box.call({'function': 'packages'}, 5)
         assert reply.ok, reply.error
-        assert [item['value'] for item in reply.observation['value']] == [True, 1, False]
+        assert [item.get('value', item.get('repr')) for item in reply.observation['value']] == \
+            ["'heapq'", 1, False]
 
 
-def test_the_site_packages_given_are_the_graders_own():
-    expected = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))]
-    assert launch.site_packages() == expected and expected
+def test_the_child_runs_the_base_interpreter_from_the_child_archive():
+    assert os.path.realpath(launch.interpreter()) == os.path.realpath(sys.executable)
     assert '-S' in launch.python_flags()
+    names = set(bundle.members())
+    assert 'grader/child/runner.pyc' in names and 'grader/exercises/tictactoe/probe.pyc' in names
+    assert not any('judge' in n or 'calibrate' in n or 'engine' in n for n in names), names
 
 
 @pytest.mark.parametrize('level', LEVELS)
@@ -94,7 +105,7 @@ def test_nothing_registered_with_atexit_runs_after_grading(tmp_path, level):
 
 def test_probes_import_neither_inspect_nor_pkgutil():
     code = ('import sys; sys.path.insert(0, sys.argv[1]); '
-            'import grader.sandbox.runner, grader.sandbox.inchild; '
+            'import grader.child.runner, grader.child.case, grader.child.layers; '
             'import grader.exercises.tictactoe.probe, grader.exercises.connect4.probe, '
             'grader.exercises.eightpuzzle.probe, grader.exercises.travel.probe; '
             'print(sorted({"inspect", "pkgutil", "typing"} & set(sys.modules)))')

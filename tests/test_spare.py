@@ -39,7 +39,7 @@ def folder_with(tmp_path, source=MODULE, name='tictactoe.py'):
 
 
 def session(folder, settings=None):
-    return Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION,
+    return Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=ISOLATION,
                    settings=settings or SandboxSettings())
 
 

@@ -1,21 +1,34 @@
-"""The private channel between the judge (parent) and the probe (child).
+"""The private channel between the parent and the sandbox's runner.
 
-Messages are single-line JSON objects over a pair of pipes that only the two
-processes hold.  Every message carries the per-run random ``token``; a reply
-also echoes the ``id`` of its request.  Nothing here ever unpickles, and the
-parent treats any reply that is not a well-formed JSON object with the right
-token, id and shape as a failed call.
+Messages are single-line JSON objects over a pair of pipes that only the
+parent and the runner hold.  Every message carries the per-run random
+``token``; a reply also echoes the ``id`` of its request.  A case process's
+own reply travels inside the runner's as a string, and is decoded here by
+:func:`decode`, which refuses what could hurt the parent: a line past
+:data:`MAX_MESSAGE` bytes, deep nesting (see :data:`MAX_DEPTH`), numbers
+that are not finite or have more than :data:`MAX_DIGITS` digits.  Nothing
+here ever unpickles, and the parent treats any reply that is not a
+well-formed JSON object with the right token, id and shape as a failed call.
 
 Student output is never part of this channel: what a submission prints goes
 to separate, capped pipes and is shown to the instructor as text only.
 """
 import json
 import os
+import re
 import select
+import sys
 import time
 
 MAX_MESSAGE = 8 * 1024 * 1024
 """Largest reply the parent accepts (bytes); anything longer is invalid."""
+
+MAX_DEPTH = 64
+"""Most arrays or objects a message may open in a row; deeper nesting of any
+shape stops the decoder with RecursionError, and either way the reply is
+refused."""
+MAX_DIGITS = 40
+"""Most digits a number in a decoded message may have."""
 
 ENVELOPE_SCHEMA = {
     'type': 'object',
@@ -23,16 +36,85 @@ ENVELOPE_SCHEMA = {
     'properties': {
         'token': {'type': 'string'},
         'id': {'type': 'integer'},
-        'status': {'enum': ['ok', 'error', 'timeout']},
-        'observation': {'type': 'object'},
+        'status': {'enum': ['ok', 'sandbox', 'replied', 'stopped', 'signaled', 'exited',
+                            'overflow']},
+        'runner': {'type': 'object'},
         'error': {'type': 'string', 'maxLength': 2000},
-        'elapsed': {'type': 'number', 'minimum': 0},
         'cpu': {'type': 'number', 'minimum': 0},
+        'reply': {'type': 'string'},
+        'reason': {'enum': ['stop', 'wall']},
+        'signal': {'type': 'integer'},
+        'code': {'type': ['integer', 'null']},
+    },
+    'additionalProperties': False,
+}
+"""The runner's replies: its start, and how each case process ended."""
+
+CASE_SCHEMA = {
+    'type': 'object',
+    'required': ['id', 'status'],
+    'properties': {
+        'id': {'type': 'integer'},
+        'status': {'enum': ['ok', 'error']},
+        'observation': {'type': 'object'},
+        'kind': {'enum': ['exit', 'recursion', 'memory', 'input', 'disk', 'missing-module',
+                          'exception']},
+        'error': {'type': 'string', 'maxLength': 2000},
         'output': {'type': 'string', 'maxLength': 100000},
         'output_bytes': {'type': 'integer', 'minimum': 0},
     },
     'additionalProperties': False,
 }
+"""A case process's own reply: a claim, checked before anything reads it."""
+
+
+_DEEP = re.compile(r'[\[{](?:\s*[\[{]){%d}' % MAX_DEPTH)
+
+
+class Refused(ValueError):
+    """A message that :func:`decode` will not decode."""
+
+
+def _number(text):
+    if len(text) > MAX_DIGITS:
+        raise Refused('number too long')
+    value = float(text)
+    if value != value or value in (float('inf'), float('-inf')):
+        raise Refused('number not finite')
+    return value
+
+
+def _integer(text):
+    if len(text) > MAX_DIGITS:
+        raise Refused('number too long')
+    return int(text)
+
+
+_PARSE_INT = _integer if sys.version_info < (3, 11) else None
+"""Python 3.11 and later refuse integers of more than 4300 digits by themselves (and
+convert shorter ones fast); earlier versions would spend seconds on a long one."""
+
+
+def _constant(text):
+    raise Refused(f'{text} is not a number JSON allows')
+
+
+def decode(text):
+    """The JSON value of ``text``, or None when it is malformed or refused (never raises)."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode('utf-8')
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(text, str) or len(text) > MAX_MESSAGE:
+        return None
+    if _DEEP.search(text):
+        return None
+    try:
+        return json.loads(text, parse_float=_number, parse_int=_PARSE_INT,
+                          parse_constant=_constant)
+    except (ValueError, RecursionError):
+        return None
 
 
 def encode(message):
@@ -81,10 +163,7 @@ class Reader:
         line, self.buffer = self.buffer.split(b'\n', 1)
         if len(line) > MAX_MESSAGE:
             raise ChannelOverflow()
-        try:
-            return json.loads(line)
-        except ValueError:
-            return None
+        return decode(line)
 
 
 def write_all(fd, data):

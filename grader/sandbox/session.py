@@ -1,12 +1,22 @@
-"""The parent's side of one sandboxed child: start, call, restart, teardown.
+"""The parent's side of one sandbox: start, load, call, teardown.
 
-A :class:`Session` owns a temporary directory holding a private copy of the
-submission and one child process at a time.  :meth:`Session.call` sends one
-request and returns a :class:`Reply`; any failure of the child (timeout,
-crash, exit, garbage on the channel) becomes a ``Reply`` with a status other
-than ``ok`` and a one-line ``error``, never an exception.  After a timeout or
-a crash the child is killed and the next call starts a fresh one, which
-imports the student module again.
+A :class:`Session` owns a private folder on the host and one sandbox at a
+time, whose trusted runner (:mod:`grader.child.runner`) forks a fresh case
+process for the load and for every call.  :meth:`Session.call` sends one
+request and returns a :class:`Reply`; any failure of the case (time limit,
+crash, exit, garbage) becomes a ``Reply`` with a status other than ``ok``
+and a one-line ``error``, never an exception.
+
+Time is measured here, from outside: the sandbox's CPU clock
+(:class:`grader.sandbox.cpuclock.Clock`, its cgroup's ``cpu.stat``) is read
+around every call and polled while it runs; a call past its CPU limit, or
+past its wall-clock allowance, is stopped by the runner (and the whole
+sandbox is killed if the runner does not answer).  The case process's own
+CPU time, from the kernel's ``wait4`` in the runner, is the call's
+``cpu``; the submission can neither see nor change either.  A case
+process's exit status or signal is reported as the submission's: it reaches
+the parent only inside the runner's reply, so it can never pass for a
+failure of the sandbox itself.
 
 Teardown is guaranteed: the child's process group is killed, and with it
 its cgroup (``cgroup.kill``, which also catches processes that called
@@ -26,10 +36,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import cgroups, launch, protocol, reaper
+from grader.sandbox import bundle, cgroups, cpuclock, launch, protocol, reaper
 
 GRACE_SECONDS = 1.0
-"""Extra wall time the parent allows beyond a call's soft limit."""
+"""Extra wall time the parent allows beyond a call's allowance for the runner to answer."""
+POLL_SECONDS = 0.02
+"""How often the parent reads the sandbox's CPU clock while a call runs."""
 
 WALL_FACTOR = 4.0
 """A call's wall-clock allowance, as a multiple of its CPU-time limit.
@@ -61,9 +73,12 @@ class Reply:
     """What one call produced, as seen by the parent.
 
     ``status`` is ``ok`` (``observation`` holds the probe's report),
-    ``error`` (student code raised or exited; ``error`` says how),
-    ``timeout``, ``crashed`` (the child process died) or ``invalid`` (the
-    reply did not have the expected shape).
+    ``error`` (student code raised; ``error`` says how, ``kind`` what kind
+    of failure it was), ``timeout``, ``crashed`` (the case process died or
+    exited) or ``invalid`` (the reply did not have the expected shape).
+    ``cpu`` is the case's CPU seconds measured outside the submission's
+    process; ``kind`` is one of a fixed set, all a report shows of a case
+    whose input is hidden.
     """
 
     status: str
@@ -75,6 +90,9 @@ class Reply:
     output_bytes: int = 0
     limit: float = 0.0
     cpu: float = 0.0
+    kind: str = ''
+    sandbox_cpu: float = 0.0
+    """CPU seconds of the whole sandbox during the call, from its cgroup or /proc."""
 
     @property
     def ok(self):
@@ -96,6 +114,8 @@ class SandboxSettings:
     output_kb: int = 64
     processes: int = 64
     max_copy_mb: int = 50
+    disk_mb: int = 64
+    """Size of the file system holding the private copy inside the sandbox."""
 
 
 class _Drain(threading.Thread):
@@ -165,25 +185,26 @@ def wait_for_exit(proc, timeout):
     return proc.wait(timeout=max(0.0, deadline - time.monotonic()))
 
 
-def describe_exit(returncode):
-    """A student-facing sentence for how the child process ended."""
-    if returncode is None:
-        return 'the process stopped answering'
-    if returncode < 0:
-        sig = -returncode
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+def describe_exit(returncode=None, signal_number=None):
+    """A student-facing sentence for how a case process ended without answering."""
+    if signal_number:
+        name = (signal.Signals(signal_number).name
+                if signal_number in signal.Signals._value2member_map_ else str(signal_number))
         hints = {
             'SIGSEGV': ' (a crash, often from endless recursion)',
             'SIGXCPU': ' (it used up its CPU time)',
             'SIGKILL': ' (killed: memory or time limit)',
             'SIGXFSZ': ' (it wrote too large a file)',
         }
-        return f'the process was killed by {name}{hints.get(name, "")}'
-    return f'the process exited with status {returncode} during the call (os._exit or a crash)'
+        return f'your code was killed by {name}{hints.get(name, "")}'
+    if returncode is None:
+        return 'your code stopped answering'
+    return (f'your code exited with status {returncode} during the call '
+            '(os._exit or a crash)')
 
 
 class Session:
-    """One sandboxed child for one exercise of one submission."""
+    """One sandbox for one exercise of one submission (see the module docstring)."""
 
     def __init__(self, submission_dir, module_relpath, probe, *, options=None,
                  isolation=None, settings=None, load_seconds=5.0,
@@ -196,6 +217,7 @@ class Session:
         self.isolation = isolation or layers.detect()
         self.settings = settings or SandboxSettings()
         self.load_seconds = load_seconds
+        """CPU seconds the module may spend at import (its wall allowance is four times that)."""
         self.cpu_seconds = cpu_seconds
         self.prepare = prepare
         self.log = log
@@ -205,6 +227,9 @@ class Session:
         self.workdir = None
         self.proc = None
         self.loaded = None
+        self.runner = {}
+        """What the runner reported at start: layers applied, syntax error, missing modules."""
+        self.import_seconds = 0.0
         self.starts = 0
         self._next_id = 0
         self._reader = None
@@ -212,10 +237,10 @@ class Session:
         self._exit_requested = False
         self._drains = []
         self.group = None
+        self.clock = None
         self.start_seconds = 0.0
-        self._exit_code = None
-        self._copied = False
-        self._copy_inside = None
+        self._paths = None
+        self._archive = None
         self._spawned_at = 0.0
 
     # -- lifecycle -----------------------------------------------------
@@ -226,32 +251,28 @@ class Session:
         self.close()
 
     def _make_workdir(self):
-        """The private folder: an empty ``submission`` (bound into the child) and ``tmp``."""
+        """The private folder on the host: ``submission`` (the staged copy) and the runner's folders."""
         self.workdir = Path(tempfile.mkdtemp(prefix='grader-'))
         os.chmod(self.workdir, 0o755)
         (self.workdir / 'submission').mkdir()
-        (self.workdir / 'tmp').mkdir()
-        self._copied = False
 
-    def _copy_in(self):
-        """Fill the private copy (once per session): the child reads it only after its hello."""
+    def _stage(self):
+        """The submission's archive: its files and the plug-in's (e.g. network data files)."""
         copy = self.workdir / 'submission'
         _copy_submission(self.submission_dir, copy, self.settings.max_copy_mb * 1024 * 1024)
         if self.prepare:
             self.prepare(copy)
-        if self.isolation.has('uid-drop'):
-            launch.hand_over(self.workdir, self.uid)
-        self._copied = True
+        return bundle.submission_archive(copy, (self.settings.max_copy_mb + 64) * 1024 * 1024)
 
     @property
     def submission_copy(self):
         return self.workdir / 'submission'
 
     def spawn(self):
-        """Start the child process: the trusted runner, waiting for its hello.
+        """Start the sandbox: the trusted runner, waiting for its hello.
 
         No student code runs and nothing of the submission is read until
-        :meth:`start` sends the hello, so a child spawned early (see
+        :meth:`start` sends the hello, so a sandbox spawned early (see
         :mod:`grader.sandbox.spare`) is the same as one spawned by
         :meth:`start`.
         """
@@ -267,12 +288,17 @@ class Session:
             reaper.become_subreaper()
         request_r, request_w = os.pipe()
         reply_r, reply_w = os.pipe()
-        plan = launch.plan(self.isolation, self.workdir, request_r, reply_w, self.group)
+        archive_fd = None
+        if self.isolation.has('namespaces'):
+            archive_fd = _memory_file(bundle.archive())
+        plan = launch.plan(self.isolation, self.workdir, request_r, reply_w, self.group,
+                           archive_fd=archive_fd,
+                           disk_bytes=self.settings.disk_mb * 1024 * 1024)
         try:
             self.proc = subprocess.Popen(
                 plan.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, pass_fds=(request_r, reply_w), cwd=plan.cwd,
-                env=plan.env, start_new_session=True, close_fds=True)
+                stderr=subprocess.PIPE, pass_fds=(request_r, reply_w, *plan.pass_fds),
+                cwd=plan.cwd, env=plan.env, start_new_session=True, close_fds=True)
         except BaseException:
             os.close(request_w)
             os.close(reply_r)
@@ -280,6 +306,8 @@ class Session:
         finally:
             os.close(request_r)
             os.close(reply_w)
+            if archive_fd is not None:
+                os.close(archive_fd)
         try:  # the runner's few lines, then end of input (no one types while grading)
             self.proc.stdin.write(plan.boot)
             self.proc.stdin.close()
@@ -288,66 +316,91 @@ class Session:
         self._request_fd = request_w
         self._exit_requested = False
         self._reader = protocol.Reader(reply_r)
-        self._copy_inside = plan.copy_inside
+        self._paths = plan.paths
+        self.clock = cpuclock.Clock(self.group, self.proc.pid)
         cap = self.settings.output_kb * 1024
         self._drains = [_Drain(self.proc.stdout, cap), _Drain(self.proc.stderr, cap)]
         for drain in self._drains:
             drain.start()
 
     def _adopt(self, spare):
-        """Take over ``spare``'s child and private folder (a spawned, never started session)."""
-        for name in ('workdir', 'proc', 'group', '_request_fd', '_reader', '_drains',
-                     '_copy_inside', '_spawned_at', '_exit_requested', '_copied'):
+        """Take over ``spare``'s sandbox and private folder (a spawned, never started session)."""
+        for name in ('workdir', 'proc', 'group', 'clock', '_request_fd', '_reader', '_drains',
+                     '_paths', '_spawned_at', '_exit_requested'):
             setattr(self, name, getattr(spare, name))
         spare.workdir, spare.proc, spare.group = None, None, None
         spare._request_fd, spare._reader, spare._drains = None, None, []
 
     def start(self, meanwhile=None):
-        """Start a child and import the student module: the load :class:`Reply`.
+        """Start a sandbox and load the student module: the load :class:`Reply`.
 
-        The first start adopts a spare child spawned earlier for the same
+        The first start adopts a spare sandbox spawned earlier for the same
         isolation and settings, if there is one (:mod:`grader.sandbox.spare`).
-        ``meanwhile``, if given, is called while the child imports the module
-        (parent-side preparation that would otherwise wait for it).
+        ``meanwhile``, if given, is called while the module loads
+        (parent-side preparation that would otherwise wait for it).  The
+        load runs in a case process of its own under the import limit
+        (``load_seconds`` of CPU time): its CPU time is ``import_seconds``.
         """
         from grader.sandbox import spare
         self.starts += 1
         adopted = self.workdir is None and spare.take(self.isolation, self.settings)
-        if adopted:     # the first start: no child of this session's own yet
+        if adopted:     # the first start: no sandbox of this session's own yet
             self._adopt(adopted)
         else:
-            self.spawn()    # after a time-out or crash, in place of the child that is gone
-        if not self._copied:
+            self.spawn()    # a new sandbox in place of one that is gone
+        if self._archive is None:
             try:
-                self._copy_in()
+                self._archive = self._stage()
             except OSError as exc:
                 self._kill()
-                self.loaded = Reply(status='crashed',
+                self.loaded = Reply(status='crashed', kind='crash',
                                     error=f'the submission could not be copied: {exc}')
                 return self.loaded
-        cap = self.settings.output_kb * 1024
-        copy = self._copy_inside
         hello = {
-            'probe': self.probe,
-            'module_path': f'{copy}/{self.module_relpath}',
-            'submission_root': copy + '/',
-            'options': self.options,
-            'load_seconds': self.load_seconds,
-            'output_chars': cap,
-            'layers': self._child_layers(),
+            'probe': self.probe, 'module': self.module_relpath, 'options': self.options,
+            'paths': self._paths, 'output_chars': self.settings.output_kb * 1024,
+            'layers': self._child_layers(), 'archive_bytes': len(self._archive),
         }
-        self.loaded = self._exchange(hello, self.load_seconds + GRACE_SECONDS + 2.0,
-                                     meanwhile=meanwhile)
+        started = self._exchange(hello, 30.0, after=self._archive)
+        if started.status != 'runner':
+            self.loaded = self._sandbox_failure(started)
+            return self.loaded
+        self.runner = started.observation
+        if self.runner.get('syntax_error'):
+            self.loaded = Reply(status='ok', observation={
+                'warnings': [], 'error': self.runner['syntax_error'], 'probe': {},
+                'sandbox': {'applied': self.runner.get('applied', [])}})
+            return self.loaded
+        limit = self.load_seconds
+        # The load's own alarm stops the import at the limit, so that what it
+        # defined is graded; the parent stops it only if that alarm never fires.
+        loaded = self._case({'op': 'load', 'limit': limit, 'wall': wall_allowance(limit)},
+                            limit, meanwhile=meanwhile, hard=limit * 1.5 + 0.25)
+        self.import_seconds = loaded.cpu
         self.start_seconds = time.monotonic() - self._spawned_at
-        sandbox = self.loaded.observation.get('sandbox') if self.loaded.ok else None
-        if isinstance(sandbox, dict) and sandbox.get('failed'):
-            self._kill()
-            self.loaded = Reply(status='crashed',
-                                error=f"the sandbox could not be set up: {sandbox['failed']}")
-        elif self.loaded.status == 'crashed' and self._exit_code == _JOIN_FAILED:
-            self.loaded = Reply(status='crashed',
-                                error='the sandbox could not be set up: joining its cgroup failed')
-        return self.loaded
+        if loaded.ok:
+            observation = dict(loaded.observation)
+            observation['sandbox'] = {'applied': self.runner.get('applied', [])}
+            observation['missing'] = self.runner.get('missing', [])
+            if observation.get('cut_line'):
+                self._send({'op': 'cut', 'line': observation['cut_line']})
+            loaded.observation = observation
+        elif loaded.status == 'timeout':
+            loaded.error = (f'did not finish importing within {limit:g} s of CPU time '
+                            'and could not be stopped at a line of the module')
+        self.loaded = loaded
+        return loaded
+
+    def _sandbox_failure(self, reply):
+        """The load reply when the sandbox itself could not start (never the submission's doing)."""
+        self._kill()
+        if reply.status == 'sandbox':
+            why = reply.error
+        elif self.group is not None and self._exit_code == _JOIN_FAILED:
+            why = 'joining its cgroup failed'
+        else:
+            why = reply.error or 'the runner did not start'
+        return Reply(status='crashed', kind='sandbox', error=f'the sandbox could not be set up: {why}')
 
     def _child_layers(self):
         layers = {'audit-hook': self.isolation.has('audit-hook')}
@@ -366,82 +419,154 @@ class Session:
         return layers
 
     def call(self, payload, limit):
-        """Run one probe request under a soft limit of ``limit`` seconds."""
+        """Run one probe request in a fresh case process under a CPU limit of ``limit`` seconds."""
         if self.proc is None or self.proc.poll() is not None:
             loaded = self.start()
             if not loaded.ok or loaded.observation.get('error'):
-                return Reply(status='crashed', error='the module could not be loaded again: '
-                             + (loaded.error or loaded.observation.get('error') or ''),
-                             limit=limit)
+                return Reply(status='crashed', kind='crash', limit=limit,
+                             error='the module could not be loaded again: '
+                             + (loaded.error or loaded.observation.get('error') or ''))
         wall = wall_allowance(limit)
-        reply = self._exchange({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
-                               wall + max(GRACE_SECONDS, 0.25 * limit))
+        reply = self._case({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
+                           limit)
         reply.limit = limit
-        if reply.status == 'timeout':
-            if reply.error == 'wall' or reply.error.startswith('no answer'):
-                reply.error = (f'timed out: no answer within {wall:.1f} s of wall time '
-                               '(waiting for something that never comes?)')
-            else:
-                reply.error = f'timed out after {limit:.2f} s of CPU time'
-                reply.cpu = max(reply.cpu, limit)
         return reply
 
-    def _exchange(self, message, wait, meanwhile=None):
-        """Send ``message`` and wait up to ``wait`` seconds for its reply.
-
-        Between the two, the envelope check is compiled (once) and
-        ``meanwhile`` is called, while the child works.
-        """
+    # -- the exchanges -----------------------------------------------------
+    def _send(self, message):
         self._next_id += 1
         message = dict(message, id=self._next_id, token=self.token)
+        protocol.write_all(self._request_fd, protocol.encode(message))
+        return self._next_id
+
+    def _exchange(self, message, wait, after=b''):
+        """Send the hello (and the archive after it); the runner's first reply."""
         started = time.monotonic()
         try:
-            protocol.write_all(self._request_fd, protocol.encode(message))
-            _envelope()
-            if meanwhile is not None:
-                meanwhile()
+            ident = self._send(message)
+            if after:
+                protocol.write_all(self._request_fd, after)
             raw = self._reader.read(started + wait)
         except protocol.ChannelTimeout:
-            self._kill()
-            return Reply(status='timeout', wall=time.monotonic() - started,
-                         error=f'no answer within {wait:.1f} s')
-        except (protocol.ChannelClosed, BrokenPipeError, OSError):
-            code = self._reap()
-            return Reply(status='crashed', wall=time.monotonic() - started,
-                         error=describe_exit(code))
-        except protocol.ChannelOverflow:
-            self._kill()
-            return Reply(status='invalid', wall=time.monotonic() - started,
-                         error='the reply was too large')
+            return Reply(status='crashed', error=f'the runner did not answer within {wait:.0f} s')
+        except (protocol.ChannelClosed, protocol.ChannelOverflow, OSError):
+            self._reap()
+            return Reply(status='crashed', error='the runner ended before it answered')
+        if not self._genuine(raw, ident):
+            return Reply(status='crashed', error='the runner answered with a malformed message')
+        if raw['status'] == 'sandbox':
+            return Reply(status='sandbox', error=str(raw.get('error', ''))[:500])
+        return Reply(status='runner', observation=raw.get('runner') or {})
+
+    def _genuine(self, raw, ident):
+        return (raw is not None and _envelope().is_valid(raw) and raw.get('token') == self.token
+                and raw.get('id') == ident)
+
+    def _case(self, message, limit, meanwhile=None, hard=None):
+        """One load or call: send it, watch the CPU clock, and read how the case ended.
+
+        The case is stopped past ``hard`` CPU seconds (default ``limit``) or past
+        its wall-clock allowance.
+        """
+        hard = limit if hard is None else hard
+        before = self.clock.read() if self.clock else None
+        started = time.monotonic()
+        try:
+            ident = self._send(message)
+        except OSError:
+            self._reap()
+            return Reply(status='crashed', kind='sandbox', error='the sandbox stopped answering')
+        _envelope()
+        if meanwhile is not None:
+            meanwhile()
+        deadline = started + message['wall'] + (hard - limit)
+        stop_sent, raw = None, None
+        while raw is None:
+            now = time.monotonic()
+            used = (self.clock.read() or 0.0) - (before or 0.0) if self.clock else 0.0
+            if stop_sent is None and (used > hard or now > deadline):
+                stop_sent = now
+                try:
+                    self._send({'op': 'stop'})
+                except OSError:
+                    pass
+            if stop_sent is not None and now > stop_sent + GRACE_SECONDS:
+                self._kill()     # the runner did not answer the stop: the whole sandbox goes
+                return Reply(status='timeout', kind='timeout', wall=now - started,
+                             cpu=max(used, limit), error=_timeout_message(limit, 'cpu'))
+            try:
+                raw = self._reader.read(now + POLL_SECONDS)
+            except protocol.ChannelTimeout:
+                continue
+            except (protocol.ChannelClosed, OSError):
+                code = self._reap()
+                return Reply(status='crashed', kind='crash', wall=time.monotonic() - started,
+                             error='the sandbox ended during the call'
+                             + (f' ({describe_exit(code)})' if code else ''))
+            except protocol.ChannelOverflow:
+                self._kill()
+                return Reply(status='invalid', kind='invalid', wall=time.monotonic() - started,
+                             error='the reply was too large')
         wall = time.monotonic() - started
-        if raw is None or not _envelope().is_valid(raw) or raw.get('token') != self.token \
-                or raw.get('id') != self._next_id:
+        after = self.clock.read() if self.clock else None
+        sandbox_cpu = (after - before) if after is not None and before is not None else 0.0
+        if not self._genuine(raw, ident):
             self._kill()
-            return Reply(status='invalid', wall=wall,
+            return Reply(status='invalid', kind='invalid', wall=wall,
                          error='the sandbox reply was malformed (tampered channel?)')
+        return self._ended(raw, hard, wall, sandbox_cpu)
+
+    def _ended(self, raw, limit, wall, sandbox_cpu):
+        """The :class:`Reply` for the runner's account of how a case process ended."""
+        cpu = float(raw.get('cpu', 0.0))
+        common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu}
         status = raw['status']
-        error = raw.get('error', '')
-        return Reply(status=status, observation=raw.get('observation', {}), error=error,
-                     elapsed=raw.get('elapsed', 0.0), wall=wall, cpu=raw.get('cpu', 0.0),
-                     output=raw.get('output', ''), output_bytes=raw.get('output_bytes', 0))
+        if status == 'stopped' or cpu > limit:
+            reason = raw.get('reason', 'cpu') if status == 'stopped' and cpu <= limit else 'cpu'
+            if status == 'stopped' and reason == 'stop':
+                reason = 'cpu' if sandbox_cpu > limit * 0.5 else 'wall'
+            return Reply(status='timeout', kind='timeout', error=_timeout_message(limit, reason),
+                         **dict(common, cpu=max(cpu, limit) if reason == 'cpu' else cpu))
+        if status == 'sandbox':
+            return Reply(status='crashed', kind='sandbox',
+                         error=f"the sandbox failed: {str(raw.get('error', ''))[:300]}", **common)
+        if status == 'overflow':
+            return Reply(status='invalid', kind='invalid', error='the reply was too large', **common)
+        if status == 'signaled':
+            return Reply(status='crashed', kind='crash',
+                         error=describe_exit(signal_number=raw.get('signal')), **common)
+        if status == 'exited':
+            return Reply(status='crashed', kind='crash', error=describe_exit(raw.get('code')),
+                         **common)
+        inner = protocol.decode(raw.get('reply', ''))
+        if inner is None or not _case_envelope().is_valid(inner):
+            return Reply(status='invalid', kind='invalid',
+                         error='the reply was not well-formed JSON of the expected shape', **common)
+        if inner['status'] == 'error':
+            return Reply(status='error', kind=inner.get('kind', 'exception'),
+                         error=inner.get('error', ''), output=inner.get('output', ''),
+                         output_bytes=inner.get('output_bytes', 0), **common)
+        return Reply(status='ok', kind='ok', observation=inner.get('observation', {}),
+                     output=inner.get('output', ''), output_bytes=inner.get('output_bytes', 0),
+                     **common)
 
     # -- teardown ------------------------------------------------------
     def _reap(self):
-        """Wait briefly for the child to end and return its exit code."""
+        """Wait briefly for the sandbox to end and return its exit code."""
         if self.proc is None:
             return None
         try:
             code = wait_for_exit(self.proc, 2.0)
         except subprocess.TimeoutExpired:
             code = None
-        if code is not None and code > 128 and self.isolation.has('namespaces'):
-            code = -(code - 128)  # bubblewrap reports a fatal signal as 128 + its number
         self._exit_code = code
         self._kill()
         return code
 
+    _exit_code = None
+
     def _kill(self):
-        """Kill the child and everything it started; close the channel."""
+        """Kill the sandbox and everything it started; close the channel."""
         proc, self.proc = self.proc, None
         for fd in (self._request_fd, self._reader.fd if self._reader else None):
             if fd is not None:
@@ -482,11 +607,11 @@ class Session:
             reaper.sweep(str(self.workdir))
 
     def output(self):
-        """What the child wrote to its real stdout/stderr (capped), as text."""
+        """What the sandbox wrote to its real stdout/stderr (capped), as text."""
         return b''.join(bytes(d.kept) for d in self._drains).decode('utf-8', 'replace')
 
     def request_exit(self):
-        """Ask the child to exit, without waiting: :meth:`close` then waits less."""
+        """Ask the runner to exit, without waiting: :meth:`close` then waits less."""
         if self.proc is not None and self._request_fd is not None and not self._exit_requested:
             self._exit_requested = True
             try:
@@ -496,7 +621,7 @@ class Session:
                 pass
 
     def close(self):
-        """Stop the child and remove the private copy (both, even when interrupted)."""
+        """Stop the sandbox and remove the private folder (both, even when interrupted)."""
         try:
             if self.proc is not None and self._request_fd is not None:
                 self.request_exit()
@@ -511,3 +636,34 @@ class Session:
                 if self.workdir is not None:
                     shutil.rmtree(self.workdir, ignore_errors=True)
                     self.workdir = None
+
+
+def _timeout_message(limit, reason):
+    if reason == 'wall':
+        return (f'timed out: no answer within {wall_allowance(limit):.1f} s of wall time '
+                '(waiting for something that never comes?)')
+    return f'timed out after {limit:.2f} s of CPU time'
+
+
+def _memory_file(data):
+    """A readable descriptor holding ``data`` (a memfd where there is one, else a pipe's worth)."""
+    if hasattr(os, 'memfd_create'):
+        fd = os.memfd_create('child', 0)
+        protocol.write_all(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+    import tempfile as _tempfile
+    handle = _tempfile.TemporaryFile()
+    handle.write(data)
+    handle.flush()
+    handle.seek(0)
+    fd = os.dup(handle.fileno())
+    handle.close()
+    return fd
+
+
+@functools.lru_cache(maxsize=None)
+def _case_envelope():
+    """The check of a case process's own reply (inside the runner's)."""
+    from grader.replycheck import ReplyCheck
+    return ReplyCheck(protocol.CASE_SCHEMA).compile()

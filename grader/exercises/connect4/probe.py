@@ -36,7 +36,7 @@ import copy
 import random
 
 from grader.exercises.connect4 import rules
-from grader.sandbox import values
+from grader.child import values
 
 ENTRIES = ('alphabetapruning', 'minimax')
 WINDOW = 1000000000

@@ -12,7 +12,7 @@ Checks (points come from grading.yaml):
   value.
 - ``pruning``: on positions with one or two marks, the number of search
   calls (calls of the student's recursive functions; helpers called at each
-  node are not counted, see :mod:`grader.exercises.counting`) is at most
+  node are not counted, see :mod:`grader.child.counting`) is at most
   ``margin`` times the size of the game tree, which is what plain minimax
   makes when it enters terminal positions.  Plain minimax that scores
   terminal children inline makes about 0.53 of that, and alpha-beta
@@ -38,11 +38,9 @@ OBSERVATION = {
             'traced': {'type': 'integer', 'minimum': 0},
             'all_calls': {'type': 'integer', 'minimum': 0},
             'recursive': {'type': 'array', 'items': {'type': 'string'}},
-            'wrapped': {'type': 'integer', 'minimum': 0},
             'intact': {'type': 'boolean'},
-            'hook_ok': {'type': 'boolean'},
-            'tamper': {'type': 'array', 'items': {'type': 'string'}},
-        }, 'required': ['traced', 'all_calls', 'wrapped', 'intact', 'hook_ok', 'tamper']},
+            'reps': {'type': 'array', 'items': {'type': 'integer', 'minimum': 0}},
+        }, 'required': ['traced', 'all_calls', 'intact', 'reps']},
     },
 }
 
@@ -235,18 +233,12 @@ class TicTacToe(base.Exercise):
         full = case.expected['minimax_nodes']
         margin = settings.check_param('pruning', 'margin', 0.35)
         traced = nodes.get('traced', 0)
-        measured = {'nodes': traced, 'wrapped': nodes.get('wrapped', 0),
+        measured = {'nodes': traced,
                     'minimax_nodes_inline': inline, 'minimax_nodes': full,
                     'ratio': round(traced / full, 4) if full else None}
         tampered = []
-        if not nodes.get('hook_ok', False):
-            tampered.append('the counting hook was removed')
         if not nodes.get('intact', False):
-            tampered.append('a function was re-bound during the search')
-        if nodes.get('tamper'):
-            tampered.append('called ' + ', '.join(f'sys.{n}' for n in nodes['tamper']))
-        if nodes.get('wrapped', 0) > nodes.get('all_calls', 0):
-            tampered.append('the two counters disagree')
+            tampered.append('the counting instrument was changed during the search')
         if tampered:
             measured['tampered'] = True
             return outcome('pruning', False, 'measurement tampered: ' + '; '.join(tampered),

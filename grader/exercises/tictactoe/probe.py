@@ -1,28 +1,29 @@
-"""Tic-tac-toe probe: runs in the sandboxed child, next to the student module.
+"""Tic-tac-toe probe: runs in a case process, next to the student module.
 
 Requests (from the judge)::
 
     {"board": [9 marks, keypad order], "maximizing": bool, "player": "X"|"O",
-     "count": bool}
+     "count": bool, "reps": int}
 
 Observation::
 
     {"result": <plain_sequence of what Minimax returned>,
      "board_after": [9 marks] | null,
-     "nodes": {"traced": int, "all_calls": int, "wrapped": int,
-               "recursive": [function names], "intact": bool,
-               "hook_ok": bool, "tamper": [names]} | null}
+     "nodes": {"traced": int, "all_calls": int, "recursive": [function names],
+               "intact": bool, "reps": [int, ...]} | null}
 
-``traced`` counts calls of the student's recursive functions (see
-:mod:`grader.exercises.counting`); ``wrapped`` is the independent count of
-calls through the module's wrapped functions, never more than ``all_calls``.
+With ``count``, the search runs ``reps`` times (default 1), each time on a
+fresh copy of the board, and each run's count of search calls (calls of
+the submission's recursive functions, see :mod:`grader.child.counting`) is
+in ``reps``; ``traced`` is the first run's.  ``reps`` 0 makes no call at
+all: the parent times such a request to learn what a case costs besides
+the search.  The answer and ``board_after`` are the first run's.
 
 The call convention comes from grading.yaml (``options.entry`` and
 ``options.call``): argument names among ``board``, ``maximizing`` and
 ``player``, in the order the student's entry point takes them.
 """
-from grader.exercises import counting
-from grader.sandbox import instrument, values
+from grader.child import counting, values
 
 MARKS = ('X', 'O', '-')
 
@@ -33,43 +34,45 @@ def load(module, options, ctx):
     return {'entry': entry, 'defined': callable(module.__dict__.get(entry))}
 
 
-def handle(module, payload, options, ctx):
-    namespace = module.__dict__
-    entry = options.get('entry', 'Minimax')
+def _arguments(payload, options):
     board = [str(mark) for mark in payload['board']]
     arguments = {'board': board, 'maximizing': bool(payload['maximizing']),
                  'player': str(payload['player'])}
-    args = [arguments[name] for name in options.get('call', ['board', 'maximizing', 'player'])]
-    observation = {'nodes': None}
-    if payload.get('count'):
-        files = ctx.student_files
-        excluded = instrument.student_codes(namespace, files, options.get('provided', ()))
-        restore, wrapped, intact = instrument.wrap_functions(
-            namespace, files, skip=options.get('provided', ()))
-        counter = counting.SearchCounter(files, excluded)
-        guard = instrument.TamperGuard()
-        function = namespace[entry]
-        try:
-            with counter, guard:
-                result = function(*args)
-            counts = counter.report()
-            observation['nodes'] = {
-                'traced': counts['search_calls'], 'all_calls': counts['all_calls'],
-                'recursive': counts['recursive'][:20], 'wrapped': wrapped(), 'intact': intact(),
-                'hook_ok': counter.installed_ok, 'tamper': sorted(set(guard.attempts)),
-            }
-        finally:
-            restore()
-    else:
+    return board, [arguments[name] for name in options.get('call', ['board', 'maximizing',
+                                                                    'player'])]
+
+
+def handle(module, payload, options, ctx):
+    namespace = module.__dict__
+    entry = options.get('entry', 'Minimax')
+    if not payload.get('count'):
+        board, args = _arguments(payload, options)
         result = namespace[entry](*args)
-    observation['result'] = values.plain_sequence(result)
-    observation['board_after'] = values.plain_str_list(board, 9, MARKS)
+        return {'result': values.plain_sequence(result), 'nodes': None,
+                'board_after': values.plain_str_list(board, 9, MARKS)}
+    codes = ctx.submission_codes(excluded=options.get('provided', ()))
+    reps = max(0, int(payload.get('reps', 1)))
+    observation = {'result': values.plain_sequence(None), 'board_after': None,
+                   'nodes': {'traced': 0, 'all_calls': 0, 'recursive': [], 'intact': True,
+                             'reps': []}}
+    for rep in range(reps):
+        board, args = _arguments(payload, options)
+        counter = counting.SearchCounter(codes)
+        with counter:
+            result = namespace[entry](*args)
+        counts = counter.report()
+        nodes = observation['nodes']
+        nodes['reps'].append(counts['search_calls'])
+        nodes['intact'] = nodes['intact'] and counts['intact']
+        if rep == 0:
+            nodes.update(traced=counts['search_calls'], all_calls=counts['all_calls'],
+                         recursive=counts['recursive'])
+            observation['result'] = values.plain_sequence(result)
+            observation['board_after'] = values.plain_str_list(board, 9, MARKS)
     return observation
 
 
 def direct_call(module, payload, options):
     """The same student call as :func:`handle`, without instrumentation (benchmarks)."""
-    board = list(payload['board'])
-    arguments = {'board': board, 'maximizing': payload['maximizing'], 'player': payload['player']}
-    args = [arguments[name] for name in options.get('call', ['board', 'maximizing', 'player'])]
+    _, args = _arguments(payload, options)
     return module.__dict__[options.get('entry', 'Minimax')](*args)

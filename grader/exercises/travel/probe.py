@@ -45,11 +45,9 @@ per stop it expands, however it splits that work.  The first
 """
 import os
 
-from grader.sandbox import values
-from grader.sandbox.runner import describe
+from grader.child import values
+from grader.child.channel import describe as _describe
 
-ROOT = os.getcwd()
-"""The private copy: the runner starts the child there and imports the probe before any student code."""
 
 MAX_CHAIN = 5000
 MAX_ORDER = 6000
@@ -64,17 +62,25 @@ def load(module, options, ctx):
     missing = [name for name, obj in (('State', state), ('CityMap', city)) if not isinstance(obj, type)]
     if not missing and not callable(getattr(city, 'search', None)):
         missing.append('CityMap.search')
-    if isinstance(state, type):
-        _saved['goal'] = state.__dict__.get('goal')
     printed = ctx.output()
     return {'entry': ' and '.join(missing) or 'State and CityMap.search', 'defined': not missing,
             'printed': printed[-600:]}
 
 
+def ctx_root():
+    """The private copy: the case process starts there, before any student code runs."""
+    return _saved.get('root') or os.getcwd()
+
+
 def data_paths(options, network):
     """Full paths of the stops and routes files of ``network`` in the private copy."""
     stops, routes = options.get('data', {}).get(network, ('network.json', 'lines.json'))
-    return os.path.join(ROOT, stops), os.path.join(ROOT, routes)
+    root = ctx_root()
+    return os.path.join(root, stops), os.path.join(root, routes)
+
+
+def describe(exc, files):
+    return _describe(exc, files)[1]
 
 
 def build_map(module, paths, ctx):
@@ -92,6 +98,7 @@ def build_map(module, paths, ctx):
 
 
 def handle(module, payload, options, ctx):
+    _saved.setdefault('root', os.getcwd())
     kind = payload['kind']
     network = payload.get('network', 'small')
     city, problem = build_map(module, data_paths(options, network), ctx)
@@ -99,7 +106,6 @@ def handle(module, payload, options, ctx):
     if problem:
         return observation
     state_class = module.State
-    state_class.goal = _saved.get('goal')
     try:
         if kind == 'route':
             observation.update(route(module, city, payload, ctx))

@@ -4,7 +4,7 @@
 arguments and reports what it returned as plain data, or the exception the
 runner turns into an ``error`` reply.
 """
-from grader.sandbox import values
+from grader.child import values
 
 
 def load(module, options, ctx):

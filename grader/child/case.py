@@ -1,0 +1,226 @@
+"""One case process: forked by the runner, executes the student module, calls the probe once.
+
+Everything here runs in the process that student code will share, so it
+trusts nothing after :func:`run` has executed the module: it only reports
+observations, and the parent decides.  In order:
+
+1. close every descriptor but the standard streams and this case's reply
+   pipe (the parent's channel stays with the runner);
+2. apply the case's layers (:func:`grader.child.layers.apply_case`): a CPU
+   rlimit, the no-new-process seccomp filter, the in-process guards; and
+   claim the counting instrument (:func:`grader.child.counting.claim`);
+3. redirect ``print`` to a capped buffer, refuse ``input()``, seed
+   ``random`` with 0, put stand-ins for modules the sandbox lacks;
+4. execute the student module (with the import guards on a load: a CPU and
+   a wall-clock alarm, ``input()``, ``sys.exit()``), then call the probe;
+5. write one reply line and leave with ``os._exit`` (nothing the
+   submission registered runs after grading).
+"""
+import builtins
+import importlib
+import importlib.util
+import io
+import os
+import random
+import signal
+import sys
+import time
+
+from grader.child import channel, counting, layers
+
+_exit = os._exit
+_setitimer = signal.setitimer
+_perf = time.perf_counter
+
+
+class CallTimeout(BaseException):
+    """Raised inside the case process when its import runs past the import limit."""
+
+
+class Capture(io.TextIOBase):
+    """A ``sys.stdout`` replacement that keeps the first ``cap`` characters."""
+
+    def __init__(self, cap):
+        super().__init__()
+        self.cap = cap
+        self.parts, self.kept, self.total = [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if type(text) is not str:
+            raise TypeError('write() argument must be str')
+        self.total += len(text)
+        room = self.cap - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(text)
+
+    def text(self):
+        return ''.join(self.parts)
+
+    def flush(self):
+        pass
+
+
+class Context:
+    """What a probe may use besides the student module."""
+
+    def __init__(self, capture, student_files, namespaces, options):
+        self.capture = capture
+        self.student_files = student_files
+        self.namespaces = namespaces
+        self.options = options
+        self.perf_counter = _perf
+
+    def output(self):
+        """What the submission printed so far (capped)."""
+        return self.capture.text()
+
+    def submission_codes(self, excluded=()):
+        """The submission's code objects (see :func:`grader.child.counting.submission_codes`)."""
+        return counting.submission_codes(self.namespaces, excluded)
+
+
+def _alarm(signum, frame):
+    raise CallTimeout('cpu' if signum == signal.SIGPROF else 'wall')
+
+
+def _refuse_input(prompt=''):
+    raise channel.InputRefused('input() is not available while grading')
+
+
+def _close_descriptors(keep):
+    try:
+        fds = [int(name) for name in os.listdir('/proc/self/fd')]
+    except OSError:
+        fds = range(3, 256)
+    for fd in fds:
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def execute(job, capture, guarded):
+    """Execute the student module: ``(module, warnings, cut_line, error)``.
+
+    With ``guarded`` (the load) the import runs under the import limits and
+    every way it can stop early is a warning naming the module-level line:
+    the cases then run the module without that statement.
+    """
+    path = job['module_path']
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    warnings, cut, error = [], None, None
+    if guarded:
+        _setitimer(signal.ITIMER_PROF, job['limit'])
+        _setitimer(signal.ITIMER_REAL, job['wall'])
+    try:
+        exec(job['code'], module.__dict__)  # noqa: S102 - the student module, in its sandbox
+    except CallTimeout as exc:
+        cut = channel.module_frame_line(exc, path)
+        kind = 'CPU' if exc.args and exc.args[0] == 'cpu' else 'wall-clock'
+        at = f' (line {cut})' if cut else ''
+        warnings.append(f'your module was still running after {job["limit"]:g} s of {kind} time '
+                        f'when it was imported{at} (an endless loop or a game at module level?): '
+                        "put it under `if __name__ == '__main__':`; graded what it had defined "
+                        'before that')
+        if cut is None:
+            error = 'the import could not be stopped at a line of the module'
+    except BaseException as exc:  # noqa: B036 - every failure becomes a warning
+        cut = channel.module_frame_line(exc, path)
+        at = f' (line {cut})' if cut else ''
+        if isinstance(exc, channel.InputRefused):
+            warnings.append(f'your module calls input() when it is imported{at}: is main() '
+                            "called at module level? Put it under `if __name__ == '__main__':`. "
+                            'Graded what it had defined before that.')
+        elif isinstance(exc, SystemExit):
+            warnings.append(f'your module stops with sys.exit(), exit() or quit() when it is '
+                            f"imported{at}: put that under `if __name__ == '__main__':`. "
+                            'Graded what it had defined before that.')
+        else:
+            _, text = channel.describe(exc, {path})
+            warnings.append(f'your module {text} when it is imported{at}: graded what it had '
+                            'defined before that.')
+        if not guarded:
+            error = 'the module did not run as it did when it was loaded'
+    finally:
+        if guarded:
+            _setitimer(signal.ITIMER_PROF, 0)
+            _setitimer(signal.ITIMER_REAL, 0)
+    return module, warnings, cut, error
+
+
+def _student_modules(root, module):
+    found = {module}
+    for mod in list(sys.modules.values()):
+        file = getattr(mod, '__file__', None)
+        if isinstance(file, str) and file.startswith(root) and isinstance(mod, type(sys)):
+            found.add(mod)
+    return found
+
+
+def run(job, reply_fd, seccomp, probe):
+    """The case process's whole life; never returns."""
+    reply = {'id': job['id']}
+    try:
+        _close_descriptors({reply_fd})
+        os.chdir(job['project'])
+        layers.apply_case(seccomp, job.get('cpu_rlimit'), job.get('guards', True))
+        counting.claim()
+        capture = Capture(job['output_chars'])
+        sys.stdout = sys.stderr = capture
+        builtins.input = _refuse_input
+        random.seed(0)
+        for name, module in job['stand_ins'].items():
+            sys.modules[name] = module
+        sys.path.insert(0, os.path.dirname(job['module_path']))
+        # The module sees the command line of a plain ``python file.py``.
+        sys.argv = [job['module_path']]
+        sys.orig_argv = [os.path.basename(sys.executable), job['module_path']]
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGPROF, _alarm)
+        reply.update(_serve(job, capture, probe))
+    except BaseException as exc:  # noqa: B036 - a failure of this process is a reply too
+        kind, text = channel.describe(exc, set())
+        reply.update(status='error', kind=kind, error=f'the case process failed: {text}')
+    try:
+        channel.write_all(reply_fd, channel.encode(reply))
+    finally:
+        _exit(0)
+
+
+def _serve(job, capture, probe):
+    guarded = job['op'] == 'load'
+    module, warnings, cut, error = execute(job, capture, guarded)
+    namespaces = [m.__dict__ for m in _student_modules(job['root'], module)]
+    files = {m.__file__ for m in _student_modules(job['root'], module)
+             if isinstance(getattr(m, '__file__', None), str)}
+    ctx = Context(capture, files, namespaces, job['options'])
+    if guarded:
+        loaded = {'warnings': warnings, 'error': error, 'cut_line': cut, 'probe': {}}
+        if error is None:
+            try:
+                loaded['probe'] = probe.load(module, job['options'], ctx)
+            except BaseException as exc:  # noqa: B036
+                loaded['error'] = channel.describe(exc, files)[1]
+        loaded['printed'] = capture.text()[-600:]
+        return {'status': 'ok', 'observation': loaded}
+    if error is not None:
+        return {'status': 'error', 'kind': 'exception', 'error': error}
+    capture.parts, capture.kept, capture.total = [], 0, 0
+    try:
+        observation = probe.handle(module, job['payload'], job['options'], ctx)
+    except BaseException as exc:  # noqa: B036 - the student's failure is data
+        kind, text = channel.describe(exc, files)
+        return {'status': 'error', 'kind': kind, 'error': text,
+                'output': capture.text()[:2000], 'output_bytes': capture.total}
+    return {'status': 'ok', 'observation': observation,
+            'output': capture.text()[:2000], 'output_bytes': capture.total}

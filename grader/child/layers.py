@@ -1,0 +1,327 @@
+"""Isolation layers applied inside the sandbox, in two steps.
+
+Only the standard library (and, for seccomp, ``pyseccomp``) may be imported
+here.  The runner applies :func:`apply_runner` once, right after it has read
+the parent's *hello* and unpacked the submission, before any student code
+exists; each case process applies :func:`apply_case` right after the fork,
+before it executes the student module:
+
+runner (never runs student code; it forks the case processes)
+    1. rlimits (address space, file size, open files, no core dumps;
+       processes once the uid is unprivileged);
+    2. the uid drop (no supplementary groups, then gid, then uid; every
+       capability goes with it), ``PR_SET_NO_NEW_PRIVS`` and
+       ``PR_SET_DUMPABLE`` 0, so no process of the same uid can read or
+       write its memory;
+    3. the runner's seccomp filter (:func:`seccomp_rules`): no programs, no
+       sockets, no tracing, no mounts -- denied with ``EPERM`` so a
+       submission sees an ordinary ``PermissionError``.
+case process (stacked on the runner's)
+    4. a CPU rlimit for the call (the kernel's back-up of the parent's limit);
+    5. a second seccomp filter: no new process (``fork``, ``vfork``,
+       ``clone`` without ``CLONE_THREAD``), signals only to itself;
+    6. the in-process guards (:func:`install_guards`): an audit hook and
+       stand-ins that refuse process creation, sockets and ``ctypes`` with a
+       clear message -- on every platform, so laptops without the layers
+       above still stop accidents.  They are Python objects in the
+       submission's own process, a best effort that the report names as
+       such; the kernel layers are what hold.
+
+A layer that was requested but cannot be applied raises :class:`LayerFailed`:
+the runner then refuses to execute student code (fail closed).
+"""
+import errno
+import os
+import sys
+
+MIB = 1024 * 1024
+PR_SET_DUMPABLE = 4
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_THREAD = 0x00010000
+
+DENIED = (
+    # programs (new processes are denied by the case filter, see case_rules)
+    'execve', 'execveat',
+    # looking into or controlling other processes
+    'ptrace', 'process_vm_readv', 'process_vm_writev', 'pidfd_open', 'pidfd_getfd',
+    'pidfd_send_signal',
+    # escaping or changing the namespaces and mounts
+    'mount', 'umount2', 'pivot_root', 'chroot', 'unshare', 'setns', 'open_tree',
+    'move_mount', 'fsopen', 'fsmount', 'fsconfig', 'fspick', 'mount_setattr',
+    # sockets of every family: no exercise needs one, and abstract unix sockets
+    # reach the host when there is no network namespace
+    'socket', 'socketpair',
+    # kernel interfaces with a record of sandbox escapes, and io_uring, whose
+    # operations (connect, openat ...) would bypass this filter
+    'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'add_key', 'request_key',
+    'io_uring_setup', 'io_uring_enter', 'io_uring_register',
+    'kexec_load', 'kexec_file_load', 'init_module', 'finit_module', 'delete_module',
+    'swapon', 'swapoff', 'reboot', 'acct',
+)
+"""System calls the runner's filter answers with ``EPERM`` (for every process of the sandbox)."""
+
+PROCESSES = ('fork', 'vfork')
+"""System calls the case filter answers with ``EPERM`` besides ``clone`` of a process."""
+
+
+class LayerFailed(Exception):
+    """A requested isolation layer could not be applied in the child."""
+
+
+def apply_rlimits(limits, unprivileged):
+    """Set CPU (soft below hard), address space, file size, open files, core=0."""
+    import resource
+    cpu = limits.get('cpu_seconds')
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 5))
+    memory = limits.get('memory_mb')
+    if memory and hasattr(resource, 'RLIMIT_AS'):
+        resource.setrlimit(resource.RLIMIT_AS, (memory * MIB, memory * MIB))
+    fsize = limits.get('file_mb')
+    if fsize is not None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize * MIB, fsize * MIB))
+    nofile = limits.get('open_files')
+    if nofile:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    nproc = limits.get('processes')
+    # RLIMIT_NPROC counts every process of the uid and does not bind root.
+    if nproc and unprivileged and hasattr(resource, 'RLIMIT_NPROC'):
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+
+
+def _libc():
+    import ctypes
+    return ctypes.CDLL('libc.so.6', use_errno=True)
+
+
+def no_new_privs(libc=None):
+    """``prctl(PR_SET_NO_NEW_PRIVS, 1)``: no exec can ever grant privileges again;
+    and ``PR_SET_DUMPABLE`` 0: no process without ``CAP_SYS_PTRACE`` may trace
+    this one or open its memory (the case processes share its uid)."""
+    import ctypes
+    libc = libc or _libc()
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise LayerFailed(f'no_new_privs: {os.strerror(ctypes.get_errno())}')
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise LayerFailed(f'not dumpable: {os.strerror(ctypes.get_errno())}')
+
+
+def drop_uid(uid, gid):
+    """Leave root for ``uid``/``gid`` with no supplementary groups (all ids)."""
+    try:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise LayerFailed(f'uid drop to {uid}: {exc.strerror}') from None
+    if os.getresuid() != (uid, uid, uid) or os.getgroups():
+        raise LayerFailed(f'uid drop to {uid} did not take effect')
+    try:
+        os.setuid(0)
+    except OSError:
+        return
+    raise LayerFailed('root could be regained after the uid drop')
+
+
+_LIBRARIES = {'c': 'libc.so.6', 'seccomp': 'libseccomp.so.2'}
+
+
+def _find_library(name):
+    """``ctypes.util.find_library`` for the libraries pyseccomp asks for, without running programs."""
+    if name in _LIBRARIES:
+        return _LIBRARIES[name]
+    import importlib
+    return importlib.import_module('ctypes.util').find_library(name)
+
+
+def _load_pyseccomp():
+    """Import pyseccomp with a stand-in ``ctypes.util`` that knows its two libraries.
+
+    The real module runs programs to find libraries, and importing it costs
+    more than the rest of the child's start (about 11 ms); the stand-in is
+    removed again once pyseccomp has loaded.
+    """
+    import ctypes
+    import types
+    stand_in = types.ModuleType('ctypes.util')
+    stand_in.find_library = _find_library
+    saved = sys.modules.get('ctypes.util'), getattr(ctypes, 'util', None)
+    sys.modules['ctypes.util'] = ctypes.util = stand_in
+    try:
+        import pyseccomp
+    finally:
+        module, attribute = saved
+        if module is None:
+            del sys.modules['ctypes.util']
+        else:
+            sys.modules['ctypes.util'] = module
+        if attribute is None:
+            del ctypes.util
+        else:
+            ctypes.util = attribute
+    return pyseccomp
+
+
+def seccomp_rules(seccomp):
+    """The runner's filter: allow by default, deny :data:`DENIED`.
+
+    ``clone3``, whose flags a filter cannot read, answers ``ENOSYS`` so the
+    C library falls back to ``clone``, which the case filter can read.
+    System calls of other architectures (x32, i386) kill the process, which
+    is libseccomp's default for a foreign architecture.
+    """
+    deny = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    for name in DENIED:
+        try:
+            rules.add_rule(deny, name)
+        except (OSError, ValueError, RuntimeError):
+            pass  # not a system call on this architecture or kernel
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), 'clone3')
+    return rules
+
+
+def case_rules(seccomp, pid):
+    """The case filter, stacked on the runner's: no new process, signals only to itself.
+
+    ``clone`` is allowed only with ``CLONE_THREAD`` (a thread, not a
+    process); ``kill``, ``tgkill`` and ``rt_sigqueueinfo`` with another
+    pid, a group or -1 are denied.
+    """
+    deny = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    for name in PROCESSES:
+        try:
+            rules.add_rule(deny, name)
+        except (OSError, ValueError, RuntimeError):
+            pass
+    rules.add_rule(deny, 'clone', seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_THREAD, 0))
+    for name in ('kill', 'tgkill', 'rt_sigqueueinfo', 'rt_tgsigqueueinfo', 'tkill'):
+        try:
+            rules.add_rule(deny, name, seccomp.Arg(0, seccomp.NE, pid))
+        except (OSError, ValueError, RuntimeError):
+            pass
+    return rules
+
+
+REFUSED = {
+    'os.system': 'running programs', 'os.exec': 'running programs',
+    'os.posix_spawn': 'running programs', 'os.spawn': 'running programs',
+    'subprocess.Popen': 'running programs', 'os.fork': 'starting processes',
+    'os.forkpty': 'starting processes', 'pty.spawn': 'running programs',
+    'socket.__new__': 'network access', 'socket.connect': 'network access',
+    'socket.bind': 'network access', 'socket.getaddrinfo': 'network access',
+    'ctypes.dlopen': 'ctypes', 'ctypes.dlsym': 'ctypes', 'ctypes.cdata': 'ctypes',
+    'ctypes.call_function': 'ctypes', 'ctypes.addressof': 'ctypes',
+    'os.killpg': 'signalling other processes', 'sys.addaudithook': 'audit hooks',
+    'os.setuid': 'changing user',
+}
+"""Audit events the guard refuses, with the reason it gives."""
+
+FRESH_IMPORTS = frozenset({'posix', 'nt', '_posixsubprocess', '_winapi', '_ctypes'})
+"""Modules that may not be loaded again: a fresh copy would not carry the stand-ins."""
+
+STAND_INS = {
+    'os': ('fork', 'forkpty', 'system', 'posix_spawn', 'posix_spawnp', 'execv', 'execve',
+           'spawnv', 'spawnve', 'spawnvp', 'spawnvpe', 'popen'),
+    'posix': ('fork', 'forkpty', 'system', 'posix_spawn', 'posix_spawnp', 'execv', 'execve'),
+    '_posixsubprocess': ('fork_exec',),
+}
+"""Functions that start processes or programs, replaced by refusing stand-ins.
+
+``_posixsubprocess.fork_exec`` (behind ``subprocess`` and ``multiprocessing``'s
+spawn) and ``os.posix_spawn`` raise no audit event of their own, so the
+stand-ins are what refuses them when the kernel filter is off."""
+
+
+def _audit(event, args, _refused=tuple(sorted(REFUSED.items())), _fresh=FRESH_IMPORTS,
+           _getpid=os.getpid):
+    """The guard's audit hook: refuses :data:`REFUSED` and fresh imports of process modules.
+
+    Everything it reads is an immutable default argument (the submission
+    cannot change the tables), and changing the hook itself is refused.
+    """
+    for refused, reason in _refused:
+        if event == refused:
+            raise PermissionError(f'{reason} is not allowed while grading ({event})')
+    if event == 'os.kill' and args and args[0] != _getpid():
+        raise PermissionError(f'signalling other processes is not allowed while grading ({event})')
+    if event == 'import' and args and args[0] in _fresh:
+        raise PermissionError(f'starting processes is not allowed while grading ({event})')
+    if event == 'object.__setattr__' and args and args[0] is _audit:
+        raise PermissionError(f'changing the guard is not allowed while grading ({event})')
+
+
+def _stand_in(name):
+    reason = 'starting processes' if 'fork' in name else 'running programs'
+
+    def refused(*args, **kwargs):
+        raise PermissionError(f'{reason} is not allowed while grading ({name})')
+    refused.__name__ = name.rpartition('.')[2]
+    return refused
+
+
+def install_guards():
+    """The in-process guards of a case process: the audit hook and the stand-ins."""
+    import importlib
+    for module_name, names in STAND_INS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for name in names:
+            if hasattr(module, name):
+                setattr(module, name, _stand_in(f'{module_name}.{name}'))
+    sys.addaudithook(_audit)
+
+
+def apply_runner(layers):
+    """Apply the runner's layers named in the hello message; the names applied.
+
+    ``layers`` maps a layer to its settings: ``rlimits`` (limits for every
+    process of the sandbox), ``uid-drop`` (``uid``, ``gid``), ``seccomp``.
+    """
+    applied = []
+    uid = layers.get('uid-drop')
+    if 'rlimits' in layers:
+        apply_rlimits(layers['rlimits'], unprivileged=bool(uid) or os.geteuid() != 0)
+        applied.append('rlimits')
+    seccomp = _load_pyseccomp() if 'seccomp' in layers else None
+    libc = _libc() if sys.platform.startswith('linux') else None
+    if uid:
+        drop_uid(uid['uid'], uid['gid'])
+        if 'rlimits' in layers:
+            apply_rlimits({'processes': layers['rlimits'].get('processes')}, True)
+        applied.append('uid-drop')
+    if libc is not None:
+        no_new_privs(libc)
+    if seccomp:
+        try:
+            seccomp_rules(seccomp).load()
+        except OSError as exc:
+            raise LayerFailed(f'seccomp: {exc.strerror or exc}') from None
+        applied.append('seccomp')
+    return applied, seccomp
+
+
+def apply_case(seccomp, cpu_seconds, guards):
+    """Apply a case process's own layers (before any student code runs in it).
+
+    ``seccomp`` is the module the runner loaded (None when that layer is
+    off); ``cpu_seconds`` the kernel's CPU limit for this process.
+    """
+    import resource
+    if cpu_seconds:
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        soft = int(cpu_seconds) + 1
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard - 1)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    if seccomp is not None:
+        try:
+            case_rules(seccomp, os.getpid()).load()
+        except OSError as exc:
+            raise LayerFailed(f'seccomp: {exc.strerror or exc}') from None
+    if guards:
+        install_guards()

@@ -1,0 +1,329 @@
+"""The trusted runner inside the sandbox: it never executes student code.
+
+This module is the sandbox's ``main``.  It reads a *hello* and the
+submission's archive from the parent's private pipe, unpacks the archive
+into the *pristine* folder (before the uid drop, so the files are not the
+submission's to change), applies the runner's isolation layers
+(:func:`grader.child.layers.apply_runner`), compiles the student module
+and imports the exercise's probe and the standard modules the submission
+uses.  Then it answers the parent's requests:
+
+``load``
+    fork a case process that executes the module under the import limits
+    and reports what it defined (:func:`grader.child.case.run`);
+``cut``
+    the parent read the load: compile the module without the top-level
+    statement where its import stopped, for every case after;
+``call``
+    fork a fresh case process for one probe request: every case starts
+    from the same clean state, as right after import -- nothing kept in
+    memory, in files, or in another process by an earlier case;
+``stop``
+    kill the running case process (the parent saw it exceed its limit);
+``exit``
+    leave at once.
+
+For each load and call the runner sends one reply: how the case process
+ended (its reply, or its exit status or signal), its CPU time from the
+kernel (``wait4``), and the case's own reply line as a string, which it
+neither parses nor trusts.  A case process cannot imitate the runner: it
+never holds the parent's channel.
+"""
+import builtins
+import io
+import os
+import select
+import shutil
+import signal
+import sys
+import time
+
+from grader.child import case, channel, source
+
+MAX_REPLY = 8 * 1024 * 1024
+"""Largest reply line a case process may send (bytes)."""
+GRACE = 0.5
+"""Seconds a case process has to exit after writing its reply."""
+SCAN_LIMIT = 2000
+"""Entries the runner lists to tell whether a case left the private folders as it found them."""
+
+
+def main():
+    try:
+        Runner(int(sys.argv[1]), int(sys.argv[2])).serve()
+    except channel.Closed:
+        os._exit(0)
+    except BaseException:  # noqa: B036 - a runner failure: say what it was, on the real stderr
+        import traceback
+        os.write(2, ('grader runner failed:\n' + traceback.format_exc()).encode('utf-8', 'replace'))
+        os._exit(70)
+
+
+def _add_site_builtins():
+    """``exit()`` and ``quit()``, which the site module adds and ``python -S`` leaves out."""
+    if not hasattr(builtins, 'exit'):
+        import _sitebuiltins
+        eof = 'Ctrl-D (i.e. EOF)'
+        builtins.exit = _sitebuiltins.Quitter('exit', eof)
+        builtins.quit = _sitebuiltins.Quitter('quit', eof)
+
+
+def remove_tree(path):
+    """Remove ``path`` and everything under it without recursion (any depth); never raises."""
+    stack = [path]
+    while stack:
+        top = stack[-1]
+        try:
+            entries = list(os.scandir(top))
+        except NotADirectoryError:
+            _unlink(top)
+            stack.pop()
+            continue
+        except OSError:
+            stack.pop()
+            continue
+        pushed = False
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+                pushed = True
+            else:
+                _unlink(entry.path)
+        if not pushed:
+            try:
+                os.rmdir(top)
+            except OSError:
+                pass
+            stack.pop()
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def listing(path, limit=SCAN_LIMIT):
+    """``{relative path: (size, mtime_ns)}`` of a tree, or None past ``limit`` entries."""
+    found, stack = {}, ['']
+    while stack:
+        relative = stack.pop()
+        try:
+            entries = list(os.scandir(os.path.join(path, relative) if relative else path))
+        except OSError:
+            continue
+        for entry in entries:
+            name = os.path.join(relative, entry.name)
+            if len(found) >= limit:
+                return None
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                return None
+            found[name] = (info.st_size, info.st_mtime_ns, info.st_mode)
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(name)
+    return found
+
+
+class Runner:
+    """The runner's state: the channel, the folders, the compiled module, the probe."""
+
+    def __init__(self, read_fd, write_fd):
+        self.parent = channel.Lines(read_fd)
+        self.write_fd = write_fd
+        self.token = None
+        self.child = None
+
+    def send(self, message):
+        message['token'] = self.token
+        channel.write_all(self.write_fd, channel.encode(message))
+
+    # -- setting up ------------------------------------------------------
+    def serve(self):
+        hello = self.parent.message()
+        self.token = hello['token']
+        archive = self.parent.block(hello.get('archive_bytes', 0))
+        self.paths = hello['paths']
+        self.unpack(archive)
+        from grader.child import layers
+        try:
+            applied, self.seccomp = layers.apply_runner(hello.get('layers', {}))
+        except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
+            failed = f'{type(exc).__name__}: {exc}'
+            self.send({'id': hello['id'], 'status': 'sandbox', 'error': failed})
+            return
+        _add_site_builtins()
+        self.guards = bool(hello.get('layers', {}).get('audit-hook', True))
+        self.options = hello.get('options', {})
+        self.output_chars = hello.get('output_chars', 65536)
+        self.module_path = os.path.join(self.paths['project'], hello['module'])
+        self.root = self.paths['project'].rstrip('/') + '/'
+        self.reset(force=True)
+        runner = {'applied': applied, 'syntax_error': None, 'missing': []}
+        self.stand_ins = {}
+        try:
+            self.study = source.study(os.path.join(self.paths['pristine'], hello['module']))
+            self.study.path = self.module_path
+            self.study.code = compile(self.study.tree, self.module_path, 'exec', dont_inherit=True)
+            self.code = self.study.code
+        except SyntaxError as exc:
+            runner['syntax_error'] = f'syntax error at line {exc.lineno}: {exc.msg}'
+            self.study = self.code = None
+        except (OSError, ValueError) as exc:
+            runner['syntax_error'] = f'the file could not be read ({channel.safe_text(exc)})'
+            self.study = self.code = None
+        if self.study is not None:
+            own = source.own_modules(os.path.dirname(os.path.join(self.paths['pristine'],
+                                                                  hello['module'])))
+            preimport, missing = source.classify(self.study, own)
+            for name in preimport:
+                try:
+                    __import__(name)
+                except Exception:  # noqa: BLE001,S110 - the case process imports it then
+                    pass
+            for name, line, used in missing:
+                self.stand_ins[name] = source.stand_in_module(name, line)
+                runner['missing'].append({'name': name, 'line': line, 'used': used})
+        import importlib
+        self.probe = importlib.import_module(hello['probe'])
+        self.send({'id': hello['id'], 'status': 'ok', 'runner': runner})
+        while True:
+            request = self.parent.message()
+            op = request.get('op')
+            if op == 'exit':
+                os._exit(0)
+            elif op == 'cut':
+                self.cut(request['line'])
+            elif op in ('load', 'call'):
+                self.send(self.case(request))
+
+    def unpack(self, archive):
+        """The submission's files into the pristine folder (not writable by the sandbox uid)."""
+        import zipfile
+        pristine = self.paths['pristine']
+        os.makedirs(pristine, exist_ok=True)
+        if archive:
+            with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
+                bundle.extractall(pristine)
+        for top, folders, files in os.walk(pristine):
+            for name in folders:
+                os.chmod(os.path.join(top, name), 0o755)
+            for name in files:
+                os.chmod(os.path.join(top, name), 0o644)
+
+    def reset(self, force=False):
+        """Make the project folder a fresh copy of the pristine one, and empty the scratch folders.
+
+        Skipped when a listing shows a case changed nothing.
+        """
+        project, scratch = self.paths['project'], self.paths.get('scratch', [])
+        if not force and listing(project) == self.current and \
+                all(not os.listdir(folder) for folder in scratch if os.path.isdir(folder)):
+            return
+        for folder in scratch:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                continue
+            for name in entries:
+                remove_tree(os.path.join(folder, name))
+        remove_tree(project)
+        shutil.copytree(self.paths['pristine'], project, symlinks=True)
+        self.current = listing(project)
+
+    def cut(self, line):
+        if self.study is not None and line:
+            self.code, _ = source.truncated(self.study, line)
+
+    # -- one case ----------------------------------------------------------
+    def case(self, request):
+        """Fork a case process for ``request``; the reply describing how it ended."""
+        reply = {'id': request['id']}
+        if self.code is None:
+            reply.update(status='sandbox', error='nothing to run: the module did not compile')
+            return reply
+        try:
+            self.reset()
+        except OSError as exc:
+            reply.update(status='sandbox', error=f'the private copy could not be reset: {exc}')
+            return reply
+        job = {'id': request['id'], 'op': request['op'], 'payload': request.get('payload'),
+               'limit': request.get('limit', 5.0), 'wall': request.get('wall', 20.0),
+               'cpu_rlimit': request.get('limit', 5.0) * 1.5 + 1, 'guards': self.guards,
+               'module_path': self.module_path, 'root': self.root, 'code': self.code,
+               'project': self.paths['project'], 'options': self.options,
+               'output_chars': self.output_chars, 'stand_ins': self.stand_ins}
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            case.run(job, write_fd, self.seccomp, self.probe)
+        os.close(write_fd)
+        try:
+            reply.update(self.wait(pid, read_fd, request.get('wall', 20.0) + 2 * GRACE))
+        finally:
+            os.close(read_fd)
+        return reply
+
+    def wait(self, pid, read_fd, wall):
+        """Collect the case process's reply and its end; kill it on ``stop`` or past ``wall``."""
+        data, stopped, deadline = bytearray(), None, time.monotonic() + wall
+        open_fds = [read_fd, self.parent.fd]
+        replied_at = None
+        while read_fd in open_fds:
+            now = time.monotonic()
+            limit = deadline if replied_at is None else min(deadline, replied_at + GRACE)
+            if now >= limit:
+                stopped = stopped or ('wall' if replied_at is None else None)
+                break
+            ready, _, _ = select.select(open_fds, [], [], limit - now)
+            if self.parent.fd in ready:
+                request = self.parent.message()   # only 'stop' comes while a case runs
+                if request.get('op') == 'stop':
+                    stopped = 'stop'
+                    break
+                if request.get('op') == 'exit':
+                    os.kill(pid, signal.SIGKILL)
+                    os._exit(0)
+            if read_fd in ready:
+                chunk = os.read(read_fd, 1 << 16)
+                if not chunk:
+                    open_fds.remove(read_fd)
+                elif len(data) <= MAX_REPLY:
+                    data += chunk
+                    if b'\n' in chunk and replied_at is None:
+                        replied_at = time.monotonic()
+        if read_fd in open_fds or stopped:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        _, status, usage = os.wait4(pid, 0)
+        self.reap_strays()
+        result = {'cpu': usage.ru_utime + usage.ru_stime}
+        line = bytes(data).split(b'\n', 1)[0]
+        if stopped in ('stop', 'wall'):
+            result.update(status='stopped', reason=stopped)
+        elif len(data) > MAX_REPLY:
+            result.update(status='overflow')
+        elif line and (replied_at is not None):
+            result.update(status='replied', reply=line.decode('utf-8', 'replace'))
+        elif os.WIFSIGNALED(status):
+            result.update(status='signaled', signal=os.WTERMSIG(status))
+        else:
+            result.update(status='exited', code=os.WEXITSTATUS(status) if os.WIFEXITED(status)
+                          else None)
+        return result
+
+    @staticmethod
+    def reap_strays():
+        """Reap any other ended child (a process a case left, re-parented here)."""
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return

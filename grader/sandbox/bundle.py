@@ -1,0 +1,142 @@
+"""The archive the sandbox runs from: the child package and the exercises' probes.
+
+The sandbox never sees the grader's own folders.  It gets one zip archive,
+written into it by bubblewrap (or into the private folder at the weaker
+levels), holding only what runs in the student's process:
+
+- :mod:`grader.child` (the runner, the case process, counters, guards);
+- each exercise's ``probe.py`` and the modules of its own plug-in package
+  that the probe imports (e.g. ``connect4/rules.py``);
+- ``pyseccomp`` when it is installed (the seccomp layer).
+
+Nothing else of the grader -- no judge, no calibration workload, no search
+of any kind -- can be imported inside.  Modules are stored compiled
+(``.pyc``, from the install's own byte-code where it is fresh), so the child
+compiles nothing of its own at start.
+"""
+import ast
+import importlib.util
+import io
+import marshal
+import os
+import struct
+import zipfile
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]
+"""The grader package folder on this machine (never shown to the child)."""
+_STUBS = ('grader/__init__.py', 'grader/exercises/__init__.py')
+_cache = {}
+
+
+def _pyc(path, name):
+    """A ``.pyc`` image of ``path``, its code named after its place in the archive only."""
+    info = os.stat(path)
+    code = compile(Path(path).read_bytes(), f'<sandbox>/{name[:-1]}', 'exec', dont_inherit=True)
+    return (importlib.util.MAGIC_NUMBER + struct.pack('<III', 0, int(info.st_mtime) & 0xFFFFFFFF,
+                                                      info.st_size & 0xFFFFFFFF)
+            + marshal.dumps(code))
+
+
+def _probe_helpers(plugin_folder):
+    """Modules of the plug-in's own package that its probe imports."""
+    probe = plugin_folder / 'probe.py'
+    package = f'grader.exercises.{plugin_folder.name}'
+    found = set()
+    for node in ast.walk(ast.parse(probe.read_bytes())):
+        if isinstance(node, ast.ImportFrom) and node.module == package:
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.startswith(package + '.'):
+            found.add(node.module[len(package) + 1:].partition('.')[0])
+    return sorted(name for name in found if (plugin_folder / f'{name}.py').is_file())
+
+
+def members():
+    """``{archive name: file path}`` of every module the child needs (stubs excluded)."""
+    found = {}
+    for path in sorted((PACKAGE / 'child').glob('*.py')):
+        found[f'grader/child/{path.stem}.pyc'] = path
+    for folder in sorted((PACKAGE / 'exercises').iterdir()):
+        if not (folder / 'probe.py').is_file():
+            continue
+        for name in ['__init__', 'probe', *_probe_helpers(folder)]:
+            path = folder / f'{name}.py'
+            if path.is_file():
+                found[f'grader/exercises/{folder.name}/{name}.pyc'] = path
+    spec = importlib.util.find_spec('pyseccomp')
+    if spec is not None and spec.origin and spec.origin.endswith('.py'):
+        found['pyseccomp.pyc'] = Path(spec.origin)
+    return found
+
+
+def archive():
+    """The child archive's bytes: built once per content, kept in the grader's cache folder."""
+    if 'zip' in _cache:
+        return _cache['zip']
+    from grader import __version__, doccache
+    found = members()
+    parts = [__version__.encode(), importlib.util.MAGIC_NUMBER]
+    for name, path in found.items():
+        info = os.stat(path)
+        parts.append(f'{name}:{info.st_mtime_ns}:{info.st_size}'.encode())
+    where = doccache.folder()
+    entry = os.path.join(where, f'child-{doccache.key(*parts)}.zip') if where else ''
+    try:
+        with open(entry, 'rb') as f:
+            data = f.read()
+        zipfile.ZipFile(io.BytesIO(data)).testzip()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        data = _build(found)
+        _store(entry, data)
+    _cache['zip'] = data
+    return data
+
+
+def _build(found):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_STORED) as bundle:
+        for name in _STUBS:
+            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), '')
+        for name, path in found.items():
+            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), _pyc(path, name))
+    return buffer.getvalue()
+
+
+def _store(entry, data):
+    """Write ``data`` to ``entry`` atomically; a cache that cannot be written is no error."""
+    if not entry:
+        return
+    import tempfile
+    try:
+        os.makedirs(os.path.dirname(entry), mode=0o700, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp')
+        with os.fdopen(fd, 'wb') as f:
+            f.write(data)
+        os.replace(temporary, entry)
+    except OSError:
+        pass
+
+
+def submission_archive(folder, max_bytes):
+    """The private copy's files as a zip (stored, not compressed); OSError past ``max_bytes``.
+
+    Symbolic links, ``.git``, ``__pycache__``, ``.venv`` and ``node_modules``
+    are left out; the walk does not follow links and does not recurse in
+    Python (any folder depth).
+    """
+    buffer, total = io.BytesIO(), 0
+    skip = {'.git', '__pycache__', '.venv', 'node_modules'}
+    with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_STORED) as bundle:
+        for top, folders, files in os.walk(folder, followlinks=False):
+            folders[:] = sorted(f for f in folders if f not in skip
+                                and not os.path.islink(os.path.join(top, f)))
+            for name in sorted(files):
+                path = os.path.join(top, name)
+                if os.path.islink(path) or not os.path.isfile(path):
+                    continue
+                total += os.path.getsize(path)
+                if total > max_bytes:
+                    raise OSError(f'the submission is larger than {max_bytes // (1024 * 1024)} MB')
+                bundle.write(path, os.path.relpath(path, folder))
+    return buffer.getvalue()
