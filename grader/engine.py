@@ -18,6 +18,7 @@ from grader import __version__, calibrate, fixtures, scoring
 from grader import exercises as plugins
 from grader.errors import UserError
 from grader.exercises import base
+from grader.judging import outcomes as outcome_kinds
 from grader.model import ExerciseResult, Result
 from grader.sandbox import layers
 from grader.sandbox.session import Reply, Session
@@ -213,6 +214,7 @@ class ExercisePlan:
     def __init__(self, name, plugin, settings, relpath):
         self.name, self.plugin, self.settings, self.relpath = name, plugin, settings, relpath
         self.lanes = []
+        self.cases = []
 
     @classmethod
     def make(cls, run, name, submission_dir):
@@ -222,6 +224,8 @@ class ExercisePlan:
         if plan.relpath is None:
             return plan
         cases = run.cases(name)[0]
+        cases = cases + plugin.extra_cases(cases, settings)
+        plan.cases = cases
         main, own = [], []
         for index, case in enumerate(cases):
             requests = plugin.requests(case, settings)
@@ -235,8 +239,8 @@ class ExercisePlan:
     def result(self, run, lane_results):
         """The :class:`ExerciseResult` from the finished lanes (in the order of :attr:`lanes`)."""
         settings = self.settings
-        cases, _, hidden_used = run.cases(self.name) if self.relpath else ([], {}, False)
-        hidden_names = {c.name for c in cases if c.hidden}
+        hidden_used = run.cases(self.name)[2] if self.relpath else False
+        cases = self.cases
         result = ExerciseResult(name=self.name, title=settings.title, score=0.0,
                                 max_score=settings.max_score, submitted=self.relpath is not None,
                                 file=self.relpath or '', hidden_cases=hidden_used)
@@ -256,6 +260,13 @@ class ExercisePlan:
             by_case = sorted((i, o) for lane in lane_results for i, o in lane.outcomes)
             outcomes = main.load_outcomes + [o for _, case_outcomes in by_case
                                              for o in case_outcomes]
+        reviewed = {}
+        if not problem:
+            outcomes, reviewed = review(self.plugin, outcomes, settings, {'unit': run.unit})
+        labels = outcome_kinds.labels(cases)
+        outcomes = [outcome_kinds.redact(o, labels[o.case]) if o.case in labels else o
+                    for o in outcomes]
+        hidden_names = set(labels.values())
         by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
         # An information-only check with no cases this run (e.g. an optional check
         # switched off in grading.yaml) is not run, rather than failed.
@@ -263,6 +274,7 @@ class ExercisePlan:
                          for c in settings.checks if by_check[c] or settings.points(c) > 0]
         result.score = scoring.exercise_score(result.checks)
         result.facts = self.plugin.facts(outcomes, settings) if not problem else {}
+        result.facts.update(reviewed)
         result.facts.update({
             'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
             'import_seconds': round(main.import_seconds, 4),
@@ -368,8 +380,36 @@ class Lane:
             for index, case, replies, case_requests in answered:
                 for reply, request in zip(replies, case_requests):
                     reply.limit = settings.limit(request.limit_key, run.unit)
-                done.outcomes.append((index, plugin.judge(case, replies, settings)))
+                done.outcomes.append((index, judged(plugin, case, replies, settings)))
         return done
+
+
+def judged(plugin, case, replies, settings):
+    """The plug-in's outcomes for one case; a judge that fails fails the case, not the run.
+
+    Each outcome gets a kind: the judge's own, else the kind of the reply's
+    failure, else ``wrong answer``.
+    """
+    try:
+        outcomes = list(plugin.judge(case, replies, settings))
+    except Exception as exc:  # noqa: BLE001 - any reply, however odd, is graded
+        why = f'the grader could not judge this reply ({type(exc).__name__})'
+        return [base.Outcome(check, case.name, False, why, kind='invalid reply')
+                for check in settings.checks]
+    failed = next((r for r in replies if not r.ok), None)
+    for outcome in outcomes:
+        if not outcome.kind:
+            outcome.kind = ('right' if outcome.passed else
+                            base.failure_kind(failed) if failed is not None else 'wrong answer')
+    return outcomes
+
+
+def review(plugin, outcomes, settings, context):
+    """The plug-in's judgement across cases (:meth:`Exercise.review`); never raises."""
+    try:
+        return plugin.review(outcomes, settings, context)
+    except Exception as exc:  # noqa: BLE001 - the per-case outcomes stand
+        return outcomes, {'review_error': f'{type(exc).__name__}: {exc}'[:200]}
 
 
 def _import_stopped(loaded):

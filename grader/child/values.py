@@ -7,12 +7,16 @@ by its type name.
 """
 import math
 
+LARGEST = 10 ** 15
+"""Larger integers are reported by kind only (no exercise has values anywhere near)."""
+
 
 def type_name(value):
     try:
-        return type.__getattribute__(type(value), '__name__')
+        name = type.__getattribute__(type(value), '__name__')
     except Exception:  # noqa: BLE001 - a hostile metaclass
         return 'object'
+    return str.__str__(name)[:100] if isinstance(name, str) else 'object'
 
 
 def plain(value):
@@ -23,11 +27,14 @@ def plain(value):
         return {'kind': 'bool', 'value': bool(int.__int__(value))}
     if isinstance(value, int):
         exact = type(value) is int
-        return {'kind': 'int' if exact else 'int-subclass', 'value': int.__int__(value),
+        number = int.__int__(value)
+        if abs(number) > LARGEST:
+            return {'kind': 'other', 'type': 'a very large int'}
+        return {'kind': 'int' if exact else 'int-subclass', 'value': number,
                 'type': type_name(value)}
     if isinstance(value, float):
         number = float.__float__(value)
-        if math.isfinite(number) and number == int(number):
+        if math.isfinite(number) and number == int(number) and abs(number) <= LARGEST:
             return {'kind': 'int', 'value': int(number), 'type': 'float'}
         return {'kind': 'float', 'repr': repr(number) if math.isfinite(number) else str(number)}
     if isinstance(value, str):

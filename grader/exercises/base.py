@@ -48,7 +48,13 @@ class Request:
 
 @dataclass
 class Outcome:
-    """One check on one case, decided by the judge."""
+    """One check on one case, decided by the judge.
+
+    ``kind`` is one of :data:`grader.judging.outcomes.KINDS` (``right``,
+    ``wrong value``, ``timeout`` ...): all a report shows of a hidden case.
+    A judge that leaves it empty gets the kind of the reply's failure, or
+    ``wrong answer``.
+    """
 
     check: str
     case: str
@@ -56,6 +62,7 @@ class Outcome:
     message: str = ''
     feedback: str = ''
     measured: dict = field(default_factory=dict)
+    kind: str = ''
 
 
 @dataclass
@@ -69,6 +76,10 @@ class Case:
     tags: tuple = ()
     hidden: bool = False
     file: str = ''
+    generated: bool = False
+    """Drawn at grading time (hidden from reports like a hidden fixture)."""
+    group: str = ''
+    """Cases derived from one position (turned boards) share a group."""
 
 
 class Exercise(ABC):
@@ -127,8 +138,24 @@ class Exercise(ABC):
         """Extra outcomes decided from the load reply alone (default none)."""
         return []
 
+    def extra_cases(self, cases, settings):
+        """Cases derived from the fixture cases (e.g. turned boards, a baseline); default none."""
+        return []
+
+    def review(self, outcomes, settings, context):
+        """Judge across cases once every case is judged: ``(outcomes, facts)``.
+
+        ``context`` holds ``unit`` (the calibration unit, seconds).  The
+        default changes nothing and adds no fact.
+        """
+        return outcomes, {}
+
     def facts(self, outcomes, settings):
-        """Exercise-level measured facts (e.g. whether the search prunes)."""
+        """Exercise-level measured facts (e.g. whether the search prunes).
+
+        ``outcomes`` of hidden and generated cases come redacted (no
+        measurements): facts name public cases only.
+        """
         return {}
 
     def case_from_fixture(self, raw, file, hidden):
@@ -140,6 +167,12 @@ class Exercise(ABC):
     def observation_validator(self):
         """The compiled :attr:`observation_schema` (built once per plug-in; draft 7)."""
         return ReplyCheck(self.observation_schema)
+
+
+def failure_kind(reply):
+    """The outcome kind of a reply that carries no usable observation."""
+    return {'timeout': 'timeout', 'crashed': 'crash', 'invalid': 'invalid reply',
+            'error': 'exception'}.get(reply.status, 'wrong answer')
 
 
 def failure_message(reply):

@@ -16,3 +16,18 @@ def draw(board):
         if row < 2:
             lines.append(' ---+---+---')
     return '\n'.join(lines)
+
+
+def turned(index):
+    """Where keypad cell ``index`` goes when the board is turned a quarter counter-clockwise."""
+    row, col = divmod(index, 3)             # row 0 is the bottom row
+    return col * 3 + (2 - row)
+
+
+def turn_rows(rows):
+    """Three rows (top first) turned a quarter counter-clockwise (as :func:`turned`)."""
+    board = from_rows(rows)
+    after = ['-'] * 9
+    for index, mark in enumerate(board):
+        after[turned(index)] = mark
+    return [''.join(after[6:9]), ''.join(after[3:6]), ''.join(after[0:3])]

@@ -1,0 +1,134 @@
+"""Counts confirmed by the CPU time measured outside the submission's process.
+
+A count of search calls, leaf evaluations or expansions is made inside the
+submission's own process: it is a claim.  The CPU time of each case
+process comes from outside (the runner's ``wait4``, the cgroup), where the
+submission cannot reach.  A claim is believed only when both agree:
+
+- every count is at least the fewest units any correct search needs on
+  that case (its *floor*, computed by the reference): a count of zero, or
+  one below the floor, was not made by the search;
+- a case run several times in one process counts the same every time (a
+  search that remembers results between calls is caching, not searching
+  less);
+- an honest search spends a steady CPU time per counted unit across its
+  cases (measured: coefficient of variation about 0.05), so the time per
+  unit may not vary by more than ``spread`` between cases with enough work
+  to measure; a count chosen by the submission does not follow its real
+  work, least of all on cases whose plain and pruned searches differ most;
+- where cases come in groups that only turn the board (the same position
+  rotated), a search that cuts branches counts differently depending on
+  the order it meets the moves in; counts that never change within any
+  group come from a search whose work does not depend on that order
+  (remembered positions, or a count scaled from an unpruned search).
+
+:func:`confirm` returns an :class:`Evidence` with one of these statuses and
+a sentence for the student.  The measured time per unit is kept for the
+facts.
+"""
+import statistics
+from dataclasses import dataclass, field
+
+CONFIRMED = 'confirmed'
+NOT_COUNTED = 'not counted'
+CACHED = 'cached'
+INCONSISTENT = 'inconsistent'
+ORDER_INVARIANT = 'order-invariant'
+UNMEASURED = 'unmeasured'
+
+
+@dataclass
+class Sample:
+    """One counted case: the count of each run, the case process's CPU time, the floor."""
+
+    case: str
+    counts: list
+    cpu: float
+    floor: int = 1
+    group: str = ''
+    """Cases of one group are the same position turned; '' when not part of one."""
+
+
+@dataclass
+class Evidence:
+    status: str
+    reason: str = ''
+    seconds_per_unit: float = None
+    spread: float = None
+    details: dict = field(default_factory=dict)
+
+    @property
+    def confirmed(self):
+        return self.status == CONFIRMED
+
+
+def overhead(baseline):
+    """CPU seconds a case costs besides the search: the median of the baseline runs."""
+    return statistics.median(baseline) if baseline else 0.0
+
+
+def confirm(samples, baseline, unit_name='search calls', spread=3.0, min_work=0.0015):
+    """The :class:`Evidence` for ``samples`` given the ``baseline`` CPU times (seconds).
+
+    ``min_work`` is the CPU time per run below which a case is too small to
+    time against the others (it still has to meet its floor).
+    """
+    if not samples:
+        return Evidence(UNMEASURED, 'no case was counted')
+    for sample in samples:
+        first = sample.counts[0] if sample.counts else 0
+        if first < max(1, sample.floor):
+            return Evidence(NOT_COUNTED, (
+                f'{first} {unit_name} counted where any correct search needs at least '
+                f'{max(1, sample.floor)}: the search could not be counted (does it run on '
+                'another thread, as a generator, or without calling itself?)'),
+                details={'case': sample.case})
+        if any(count != first for count in sample.counts[1:]):
+            return Evidence(CACHED, (
+                f'the same position searched again counted {min(sample.counts)} {unit_name} '
+                f'instead of {first}: the search remembers results between calls, which is '
+                'caching, not pruning'), details={'case': sample.case})
+    groups = {}
+    for sample in samples:
+        if sample.group:
+            groups.setdefault(sample.group, set()).add(sample.counts[0])
+    if groups and all(len(counts) == 1 for counts in groups.values()):
+        return Evidence(ORDER_INVARIANT, (
+            'the counts are the same however the board is turned, so the search does the '
+            'same work whatever order it meets the moves in: that is a search that remembers '
+            'positions or does not cut branches, not alpha-beta'))
+    base = overhead(baseline)
+    rates = {}
+    for sample in samples:
+        work = (sample.cpu - base) / len(sample.counts)
+        if work >= min_work:
+            rates[sample.case] = work / sample.counts[0]
+    if len(rates) < 2:
+        return Evidence(CONFIRMED, 'too little work to time against the counts; the floors hold',
+                        seconds_per_unit=statistics.median(rates.values()) if rates else None)
+    low, high = min(rates.values()), max(rates.values())
+    ratio = high / low
+    median = statistics.median(rates.values())
+    if ratio > spread:
+        slow = max(rates, key=rates.get)
+        fast = min(rates, key=rates.get)
+        return Evidence(INCONSISTENT, (
+            f'the counts do not follow the CPU time the search used: '
+            f'{1e6 * rates[slow]:.1f} µs per counted call on {slow}, '
+            f'{1e6 * rates[fast]:.1f} µs on {fast} ({ratio:.1f} times; an honest count stays '
+            f'within {spread:g})'), seconds_per_unit=median, spread=round(ratio, 2))
+    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted call, steady within '
+                               f'{ratio:.2f} times', seconds_per_unit=median,
+                    spread=round(ratio, 2))
+
+
+def searched_by_time(works, floor_seconds):
+    """Whether the CPU time per run shows a search (not a look-up) on most heavy cases.
+
+    ``works`` are per-run CPU seconds (the baseline already subtracted) of
+    cases whose search, done by any correct method, costs far more than
+    ``floor_seconds``; a look-up answers in microseconds.
+    """
+    if not works:
+        return False
+    return statistics.median(works) >= floor_seconds
