@@ -60,7 +60,8 @@ def parse_time(text):
         pass
     import dateparser
     when = dateparser.parse(text, languages=list(LANGUAGES),
-                            settings={'STRICT_PARSING': True, 'DATE_ORDER': 'DMY',
+                            settings={'PARSERS': ['absolute-time'],   # never "tomorrow"
+                                      'STRICT_PARSING': True, 'DATE_ORDER': 'DMY',
                                       'RETURN_AS_TIMEZONE_AWARE': False,
                                       'PREFER_LOCALE_DATE_ORDER': False})
     if when is None:
@@ -188,11 +189,19 @@ def _roles(header, rows):
         roles['id'] = header[0]
         if len(header) > 1:
             roles.setdefault('name', header[1])
-    dates = [i for i, c in enumerate(header) if i >= 2 and any(v not in NO_TIME for v in values[c])
-             and all(v in NO_TIME or _is_time(v) for v in values[c])]
-    if not dates:
-        dates = [i for i, c in enumerate(header)
-                 if i >= 2 and values[c] and all(v == '-' for v in values[c])]
+    # A date column: mostly dates (a value that does not parse is reported when
+    # read, never taken for "no time"), or only Moodle's "-".
+    dates, real = [], []
+    for i, column in enumerate(header):
+        cells = [v for v in values[column] if v]
+        written = [v for v in cells if v not in NO_TIME]
+        parsed = sum(1 for v in written if _is_time(v))
+        if i >= 2 and cells and (not written or 2 * parsed >= len(written) > 0):
+            dates.append(i)
+            if parsed:
+                real.append(i)
+    if real:
+        dates = [i for i in dates if i >= real[0]]
     if dates:
         submitted = dates[0]
         roles.setdefault('submitted', header[submitted])
