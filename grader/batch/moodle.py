@@ -151,21 +151,17 @@ def read(path, text=None):
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f'cannot read the worksheet: {error}', path) from None
     text = text.lstrip('\ufeff')
-    try:
-        table = list(csv.reader(io.StringIO(text, newline='')))
-    except csv.Error as error:
-        raise UserError(f'not a readable CSV file: {error}', path) from None
-    if not table or not table[0]:
-        raise UserError('the worksheet is empty; download it again from Moodle', path)
-    header = table[0]
-    rows, line = [], 1
     reader = csv.reader(io.StringIO(text, newline=''))
-    next(reader)
-    for record in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in record):
-            continue
-        rows.append((line, dict(zip(header, record))))
+    rows = []
+    try:
+        header = next(reader, [])
+        for record in reader:
+            if any(cell.strip() for cell in record):
+                rows.append((reader.line_num, dict(zip(header, record))))
+    except csv.Error as error:
+        raise UserError(f'not a readable CSV file: {error}', path, reader.line_num) from None
+    if not header:
+        raise UserError('the worksheet is empty; download it again from Moodle', path)
     sheet = Worksheet(source, header, rows)
     sheet.roles = _roles(header, [r for _, r in rows])
     if 'id' not in sheet.roles:
