@@ -20,6 +20,9 @@ def _add_outputs(p):
     out.add_argument('--gradescope', metavar='FILE',
                      help="Gradescope's results.json (e.g. /autograder/results/results.json)")
     out.add_argument('--junit', metavar='FILE', help='JUnit XML, one testcase per check')
+    out.add_argument('--prairielearn', metavar='FILE',
+                     help="PrairieLearn's external-grader results.json "
+                          '(e.g. /grade/results/results.json)')
     out.add_argument('--markdown', metavar='FILE',
                      help='a Markdown summary table '
                           '(check also appends it to $GITHUB_STEP_SUMMARY)')
@@ -84,8 +87,15 @@ def parser(light=False):
 
     sub.add_parser('doctor', help='show isolation layers, calibration and policy')
 
-    p = sub.add_parser('dist', help='write the student distribution (no reference/, no hidden fixtures)')
-    p.add_argument('out', help='a new folder to write it into')
+    p = sub.add_parser('dist', help='write the student distribution (no reference/, no hidden '
+                                    "fixtures), or Gradescope's autograder zip")
+    p.add_argument('out', nargs='?', help='a new folder to write the student distribution into')
+    p.add_argument('--gradescope', metavar='FILE.zip',
+                   help="write Gradescope's autograder zip (setup.sh, run_autograder, the "
+                        'grader and the whole course, hidden fixtures and reference included: '
+                        'for Gradescope only, never for students)')
+    p.add_argument('--assignment', help='the assignment the Gradescope autograder grades '
+                                        '(default: the first whose files a submission holds)')
 
     if light:
         for name in BATCH_COMMANDS:
@@ -122,10 +132,20 @@ def main(argv=None):
         return command(args.command)(args)
     except UserError as error:
         print(f'grader: error: {error}', file=sys.stderr)
+        _prairielearn_ungradable(args, error)
         return 2
     except KeyboardInterrupt:
         print('grader: interrupted', file=sys.stderr)
         return 130
+
+
+def _prairielearn_ungradable(args, error):
+    """PrairieLearn still gets a results.json (``gradable: false``) saying why."""
+    path = getattr(args, 'prairielearn', None)
+    if path and path != '-':
+        from grader.report import prairielearn
+        message = str(error).replace(str(getattr(args, 'path', '')), 'your submission')
+        prairielearn.write_ungradable(path, f'Your submission could not be graded: {message}')
 
 
 def _policy(args):
@@ -176,7 +196,8 @@ def _grade_started(args, include_hidden):
 
 
 def _report_paths(args):
-    return [args.json, args.gradescope, args.junit, args.markdown]
+    return [args.json, args.gradescope, args.junit, args.markdown,
+            getattr(args, 'prairielearn', None)]
 
 
 def per_assignment(path, assignment):
@@ -199,7 +220,8 @@ def write_reports(results, args, job_summary=False):
     def writer(name):  # only the writers asked for are imported
         return importlib.import_module(f'grader.report.{name}')
 
-    writers = tuple(zip(_report_paths(args), ('jsonout', 'gradescope', 'junit', 'markdown')))
+    writers = tuple(zip(_report_paths(args),
+                        ('jsonout', 'gradescope', 'junit', 'markdown', 'prairielearn')))
     for result in results:
         for path, name in writers:
             if path == '-':
@@ -269,9 +291,22 @@ def cmd_doctor(args):
 
 def cmd_dist(args):
     from grader import dist
+    if not args.out and not args.gradescope:
+        raise UserError('give a folder for the student distribution, or --gradescope FILE.zip '
+                        "for Gradescope's autograder")
     policy = _policy(args)
-    written = dist.build(policy, args.out)
-    print(f'{args.out}: {len(written)} entries ({", ".join(written)})')
+    if args.out:
+        written = dist.build(policy, args.out)
+        print(f'{args.out}: {len(written)} entries ({", ".join(written)})')
+    if args.gradescope:
+        from grader.platforms import gradescope
+        names = gradescope.build(policy, args.gradescope, args.assignment)
+        print(f'{args.gradescope}: the Gradescope autograder, {len(names)} files (setup.sh, '
+              'run_autograder, the grader and the course with its hidden fixtures and '
+              'reference: upload it to Gradescope, never give it to students)')
+        for path in gradescope.missing_hidden(policy):
+            print(f'note: {path} does not exist: the autograder grades without it',
+                  file=sys.stderr)
     return 0
 
 

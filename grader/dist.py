@@ -3,22 +3,26 @@
 ``grader dist OUT`` writes a folder that students (or their CI) install and
 run ``grader check`` from: the ``grader`` package, ``pyproject.toml``,
 ``grading.yaml``, the public fixture files and the data files the policy
-names, and ``student_template/``.  It never contains ``reference/`` or any
-hidden fixture file; :func:`build` refuses to write one that would.
+names, and ``student_template/``.  Its ``README.md`` is the students' one
+(``student_template/README.grader.md``), not the instructor's.  It never
+contains ``reference/`` or any hidden fixture file; :func:`build` refuses to
+write one that would.
 """
 import shutil
 from pathlib import Path
 
 from grader.errors import UserError
 
+STUDENT_README = Path('student_template') / 'README.grader.md'
+"""The README.md of the distribution: written for students."""
 SKIP = shutil.ignore_patterns('__pycache__', '*.pyc', '*.egg-info', '.pytest_cache')
 
 
 def public_files(policy):
     """Paths (relative to the policy root) that the distribution needs."""
     root = policy.root
-    wanted = [Path('pyproject.toml'), Path('README.md'), Path(policy.path.name),
-              Path('grader'), Path('student_template')]
+    wanted = [Path('pyproject.toml'), Path(policy.path.name), Path('grader'),
+              Path('student_template')]
     for settings in policy.exercises.values():
         for path in settings.fixtures:
             wanted.append(Path(path).resolve().relative_to(root))
@@ -54,4 +58,10 @@ def build(policy, out):
         else:
             shutil.copy2(source, target)
         written.append(str(relative))
+    out.mkdir(parents=True, exist_ok=True)
+    student_readme = policy.root / STUDENT_README
+    text = (student_readme.read_text(encoding='utf-8') if student_readme.is_file()
+            else '# The course grader\n\nRun `grader check` in the folder of your work.\n')
+    (out / 'README.md').write_text(text, encoding='utf-8')
+    written.append('README.md')
     return written

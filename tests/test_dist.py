@@ -38,3 +38,45 @@ def test_refuses_a_non_empty_folder(policy, tmp_path):
     (tmp_path / 'x').write_text('')
     with pytest.raises(UserError):
         dist.build(policy, tmp_path)
+
+
+def test_the_distribution_ships_the_students_readme(policy, tmp_path):
+    out = tmp_path / 'dist'
+    dist.build(policy, out)
+    readme = (out / 'README.md').read_text()
+    assert readme == (ROOT / 'student_template' / 'README.grader.md').read_text()
+    assert readme != (ROOT / 'README.md').read_text()
+    for instructor_only in ('grader batch', 'reference/', 'fixtures --regenerate', 'hidden/'):
+        assert instructor_only not in readme, instructor_only
+    assert 'grader' in readme and 'check' in readme
+
+
+def test_the_workflow_checks_every_exercise_folder_the_route_planner_included(tmp_path):
+    """The workflow's check step, run with a stand-in `grader` that records its calls,
+    in a copy of the student template (exercise files at the top, travel/src/citymap.py)."""
+    import shutil
+    import yaml
+    repo = tmp_path / 'repo'
+    shutil.copytree(ROOT / 'student_template', repo)
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    (bin_dir / 'grader').write_text('#!/bin/sh\necho "$@" >> "$CALLS"\n')
+    (bin_dir / 'grader').chmod(0o755)
+    workflow = yaml.safe_load((repo / '.github' / 'workflows' / 'grade.yml').read_text())
+    [step] = [s for s in workflow['jobs']['check']['steps']
+              if 'grader' in s.get('run', '') and 'check' in s.get('run', '')]
+    calls = tmp_path / 'calls'
+    env = dict(os.environ, PATH=f'{bin_dir}:{os.environ["PATH"]}', RUNNER_TEMP=str(tmp_path),
+               CALLS=str(calls))
+    done = subprocess.run(['bash', '-c', step['run']], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    checked = sorted(line.split()[3] for line in calls.read_text().splitlines())
+    assert checked == ['.', './travel']
+    assert (repo / 'travel' / 'src' / 'citymap.py').is_file()
+    # a repository with no exercise file fails the run, saying why
+    empty = tmp_path / 'empty'
+    empty.mkdir()
+    done = subprocess.run(['bash', '-c', step['run']], cwd=empty, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 1 and 'No exercise file found' in done.stderr

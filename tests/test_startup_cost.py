@@ -316,7 +316,7 @@ def test_the_cgroup_v2_probe_makes_one_group(tmp_path, monkeypatch):
 # -- what ``grader check`` imports -------------------------------------------------------
 
 @pytest.mark.parametrize('argv', [['check', '--bogus'], ['--config', 'x', 'grade'],
-                                  ['check', '--json'], ['dist']])
+                                  ['check', '--json'], ['dist', '--bogus']])
 def test_the_light_parser_says_what_the_full_one_says(argv, capsys):
     outputs = []
     for light in (True, False):

@@ -16,11 +16,13 @@ import yaml
 
 from grader import cli, engine, scoring, yamlio
 from grader.exercises.tictactoe import board as boards
-from grader.report import PUBLIC_ONLY_NOTE, gradescope, jsonout, junit, markdown, terminal
+from grader.report import (PUBLIC_ONLY_NOTE, gradescope, jsonout, junit, markdown, prairielearn,
+                           terminal)
 
 from gradertest import ROOT
 
-WRITERS = {'json': jsonout, 'gradescope': gradescope, 'junit': junit, 'markdown': markdown}
+WRITERS = {'json': jsonout, 'gradescope': gradescope, 'junit': junit, 'markdown': markdown,
+           'prairielearn': prairielearn}
 
 
 def folder_with(tmp_path_factory, label, source=None):
@@ -88,6 +90,8 @@ def test_json_and_gradescope_outputs_match_their_schemas(results, hidden_results
     for label, result in all_results(results, hidden_results).items():
         jsonschema.validate(json.loads(jsonout.render(result)), result_schema)
         jsonschema.validate(json.loads(gradescope.render(result)), gradescope_schema)
+        jsonschema.validate(json.loads(prairielearn.render(result)),
+                            yamlio.schema('prairielearn.schema.json'))
 
 
 def test_the_gradescope_schema_rejects_what_gradescope_would():
@@ -137,6 +141,40 @@ def test_gradescope_hidden_parts_carry_their_visibility(hidden_results):
     assert all('(hidden case)' not in t['output'] for t in public_tests)
 
 
+# -- PrairieLearn ----------------------------------------------------------------
+def test_prairielearn_score_is_the_share_of_the_points(results, hidden_results):
+    for result in all_results(results, hidden_results).values():
+        doc = prairielearn.document(result)
+        assert doc['gradable'] is True
+        assert doc['score'] == pytest.approx(result.score / result.max_score)
+        assert sum(t['points'] for t in doc['tests']) == pytest.approx(
+            sum(e.score for e in result.exercises if e.submitted), abs=1e-3)
+        assert all(0 <= t['points'] <= t['max_points'] for t in doc['tests'])
+    assert prairielearn.document(results['reference'])['score'] == 0.5     # 2.5 of 5
+    buggy = prairielearn.document(results['buggy'])
+    lost = [t for t in buggy['tests'] if t['points'] < t['max_points']]
+    assert lost and all('cases passed' in t['message'] for t in lost)
+    assert any('expected' in t['output'] for t in lost)     # the failed case is drawn
+
+
+def test_grade_writes_prairielearn_results_even_when_nothing_can_be_graded(tmp_path):
+    folder = tmp_path / 'student'
+    folder.mkdir()
+    shutil.copy(ROOT / 'examples' / 'bob' / 'tictactoe.py', folder)
+    out = tmp_path / 'results' / 'results.json'
+    config = ['--config', str(ROOT / 'grading.yaml')]
+    assert cli.main([*config, 'grade', str(folder), '-q', '--prairielearn', str(out)]) == 0
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, yamlio.schema('prairielearn.schema.json'))
+    assert doc['gradable'] and 0 < doc['score'] < 1
+    (folder / 'tictactoe.py').rename(folder / 'TicTacToe.py')
+    assert cli.main([*config, 'grade', str(folder), '-q', '--prairielearn', str(out)]) == 2
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, yamlio.schema('prairielearn.schema.json'))
+    assert doc['gradable'] is False and doc['score'] == 0
+    assert 'tictactoe.py' in doc['message'] and str(folder) not in doc['message']
+
+
 # -- hidden answers stay hidden ---------------------------------------------------
 def pictures(cases):
     return {boards.draw(boards.from_rows(c['input']['board'])) for c in cases}
@@ -157,7 +195,8 @@ def test_no_writer_shows_a_hidden_cases_position_or_answer(hidden_policy, hidden
     outputs = {name: w.render(result) for name, w in WRITERS.items()}
     outputs['terminal'] = terminal.render(result, verbose=True)
     for name, text in outputs.items():
-        text = text.replace('\\n', '\n') if name in ('json', 'gradescope') else text
+        text = text.replace('\\n', '\n') if name in ('json', 'gradescope', 'prairielearn') \
+            else text
         for picture in secret:
             assert picture not in text, f'{name} shows a hidden position'
         assert not re.search(r'hidden-[\w-]+[^\n]*\n[^\n]*expected:', text), name

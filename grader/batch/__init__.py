@@ -2,6 +2,8 @@
 
 - :mod:`archives` -- reading submissions safely into memory; packing them;
 - :mod:`identity` -- who a submission belongs to (Moodle, GitHub Classroom, rosters);
+- :mod:`moodle` -- Moodle's grading worksheet, read and written in the site's language;
+- :mod:`course` -- the course checked whole before a batch, and its fixtures digest;
 - :mod:`sources` and :mod:`gitrepos` -- the class from a folder, a zip or git;
 - :mod:`gradebook` -- the SQLite gradebook (WAL, one transaction per result);
 - :mod:`worker` -- grading one packed submission in a worker process;

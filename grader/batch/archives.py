@@ -24,6 +24,7 @@ import io
 import os
 import re
 import stat
+import unicodedata
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -106,6 +107,30 @@ def open_zip(source):
         raise Refused(f'not a readable zip archive ({error})') from None
 
 
+UTF8_FLAG = 0x800
+"""General-purpose bit 11: the entry's name is UTF-8 (else the legacy code page, cp437)."""
+
+
+def member_name(info):
+    """The name of a zip entry as its writer meant it.
+
+    Names flagged UTF-8 are UTF-8; others are in the legacy code page, cp437,
+    which is how :mod:`zipfile` reads them.  Many tools write UTF-8 names
+    without setting the flag (accented names then read as ``Ã…sa``): an
+    unflagged name whose bytes are valid UTF-8 is read as UTF-8, since cp437
+    text with accents almost never is.  Names are NFC-normalised (macOS
+    writes decomposed accents).
+    """
+    name = info.orig_filename
+    if not info.flag_bits & UTF8_FLAG:
+        raw = name.encode('cp437')
+        try:
+            name = raw.decode('utf-8')
+        except UnicodeDecodeError:
+            pass
+    return unicodedata.normalize('NFC', name)
+
+
 def zip_members(archive):
     """``[(clean name, info)]`` of the regular files of an archive, clutter and links left out.
 
@@ -113,7 +138,7 @@ def zip_members(archive):
     """
     members = []
     for info in archive.infolist():
-        name = safe_name(info.filename)
+        name = safe_name(member_name(info))
         if not name or info.is_dir() or is_symlink(info) or is_junk(name):
             continue
         members.append((name, info))
@@ -136,9 +161,9 @@ def read_members(archive, members, limits, budget=None, strip=''):
             with archive.open(info) as stream:
                 data = stream.read(budget.room + 1)
         except RuntimeError as error:          # encrypted
-            raise Refused(f'{info.filename}: {error}') from None
+            raise Refused(f'{member_name(info)}: {error}') from None
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as error:
-            raise Refused(f'{info.filename}: damaged archive entry ({error})') from None
+            raise Refused(f'{member_name(info)}: damaged archive entry ({error})') from None
         budget.add_bytes(len(data))
         files[name] = data
     return files

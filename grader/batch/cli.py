@@ -148,6 +148,14 @@ def _report(summary, settings):
         print(f'{summary.problems} submission(s) could not be graded: see '
               f'{Path(settings.out) / "problems.csv"}'
               + (' (grader failures are retried by --resume)' if summary.errors else '') + '.')
+    if summary.untimed:
+        print(f'{summary.untimed} graded submission(s) have no submission time, so their late '
+              'penalty could not be applied: listed in '
+              f'{Path(settings.out) / "problems.csv"} (give the times with --moodle-worksheet '
+              'or --roster).')
+    for keys in summary.look_alike:
+        print(f'note: the names of {", ".join(keys)} reduce to the same text; each is filed '
+              'under its own key: check who is who.')
     if summary.stale:
         print(f'note: {summary.stale} result(s) were graded with other fixtures or another '
               f'grader version; `grader regrade {settings.out} --diff` shows whose score '

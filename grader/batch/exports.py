@@ -4,10 +4,10 @@ one feedback file per student, and the list of what could not be graded.
 Every file is written whole and atomically (a reader never sees half a
 file), from the gradebook's current results; none recomputes a score.
 """
-import csv
 import html
-import io
 
+from grader.batch import moodle
+from grader.report import csvfile
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -15,13 +15,9 @@ GRADE_COLUMNS = ('key', 'student_id', 'name', 'email', 'status', 'score', 'max_s
 TAIL_COLUMNS = ('late', 'days_late', 'submitted_at', 'isolation', 'reason')
 TEXT_COLUMNS = ('key', 'student_id', 'name', 'email', 'status', 'submitted_at', 'isolation',
                 'reason')
-FORMULA_START = ('=', '+', '-', '@', '\t', '\r', "'")
-"""A text cell starting with one of these gets a leading apostrophe, so that a
-spreadsheet never runs it as a formula; :func:`read_grades` removes it."""
-
-MOODLE_COLUMNS = ('Identifier', 'Full name', 'Email address', 'Status', 'Grade', 'Maximum Grade',
-                  'Grade can be changed', 'Last modified (submission)',
-                  'Last modified (grade)', 'Feedback comments')
+FORMULA_START = csvfile.FORMULA_START
+"""Every CSV cell starting with one of these is neutralised (:mod:`grader.report.csvfile`)."""
+NO_TIME = 'no submission time, so the late penalty could not be applied'
 
 
 def exercise_names(records):
@@ -34,9 +30,23 @@ def exercise_names(records):
     return names
 
 
-def grade_rows(records):
-    """One typed row per submission (what :func:`read_grades` gives back)."""
+def untimed(records, policy=None):
+    """Graded records of an assignment with a late penalty that carry no submission time."""
+    if policy is None:
+        return []
+    penalised = {name for name, a in policy.assignments.items() if a.late_penalty}
+    return [r for r in records if r.status == 'graded' and r.result['assignment'] in penalised
+            and not (r.result.get('late') or {}).get('submitted_at')]
+
+
+def grade_rows(records, policy=None):
+    """One typed row per submission (what :func:`read_grades` gives back).
+
+    ``late`` is empty (unknown) for a submission that has no time although its
+    assignment has a late penalty; its ``reason`` says so.
+    """
     names = exercise_names(records)
+    no_time = {id(r) for r in untimed(records, policy)}
     rows = []
     for record in records:
         result = record.result if record.status == 'graded' else None
@@ -49,23 +59,18 @@ def grade_rows(records):
         for name in names:
             row[name] = scores.get(name)
         late = (result or {}).get('late') or {}
-        row['late'] = bool(late.get('late')) if result else None
+        row['late'] = bool(late.get('late')) if result and id(record) not in no_time else None
         row['days_late'] = late.get('days_late') if late.get('late') else None
         row['submitted_at'] = who.submitted_at
         row['isolation'] = result['isolation']['level'] if result else ''
-        row['reason'] = record.reason
+        row['reason'] = NO_TIME if id(record) in no_time else record.reason
         rows.append(row)
     return rows
 
 
-def _text(value):
-    value = '' if value is None else str(value)
-    return "'" + value if value.startswith(FORMULA_START) else value
-
-
 def _cell(column, value):
     if column in TEXT_COLUMNS:
-        return _text(value)
+        return '' if value is None else str(value)
     if value is None:
         return ''
     if isinstance(value, bool):
@@ -73,30 +78,21 @@ def _cell(column, value):
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def render_grades(rows):
+def write_grades(records, path, policy=None):
+    rows = grade_rows(records, policy)
     columns = list(rows[0]) if rows else list(GRADE_COLUMNS + TAIL_COLUMNS)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_cell(c, row[c]) for c in columns])
-    return out.getvalue()
-
-
-def write_grades(records, path):
-    write_text(path, render_grades(grade_rows(records)))
+    csvfile.write(path, columns, ([_cell(c, row[c]) for c in columns] for row in rows))
 
 
 def read_grades(path):
     """The rows of a grades CSV, typed as :func:`grade_rows` makes them."""
-    with open(path, newline='', encoding='utf-8') as stream:
-        rows = list(csv.DictReader(stream))
+    _, rows = csvfile.read(path)
     out = []
     for raw in rows:
         row = {}
         for column, value in raw.items():
             if column in TEXT_COLUMNS:
-                row[column] = value[1:] if value.startswith("'") else value
+                row[column] = value
             elif column == 'late':
                 row[column] = {'yes': True, 'no': False}.get(value)
             elif column == 'days_late':
@@ -108,57 +104,27 @@ def read_grades(path):
 
 
 # -- Moodle ---------------------------------------------------------------------
-def moodle_rows(records, worksheet_text=''):
-    """Rows of a Moodle grading worksheet to upload.
+def moodle_rows(records, worksheet_text='', source='the stored Moodle worksheet'):
+    """``(header, rows)`` of the Moodle grading worksheet to upload.
 
     With the worksheet Moodle exported, every row is kept as it was and the
     grade of each graded participant filled in, scaled to the worksheet's
-    maximum grade; feedback comments are filled only where empty.  Without
-    it, a worksheet is made for the submissions that came with a Moodle
-    participant id.  Ungraded submissions keep an empty grade.
+    maximum grade in the site's decimal notation; feedback comments are
+    filled only where empty, for ungraded submissions with the reason.
+    Without it, a worksheet is made for the submissions that came with a
+    Moodle participant id.  Ungraded submissions keep an empty grade.
     """
-    by_participant = {r.identity.participant: r for r in records if r.identity.participant}
     if worksheet_text:
-        reader = csv.DictReader(io.StringIO(worksheet_text))
-        columns, rows = list(reader.fieldnames or MOODLE_COLUMNS), list(reader)
-    else:
-        columns, rows = list(MOODLE_COLUMNS), []
-        for participant, record in sorted(by_participant.items(), key=lambda i: int(i[0])):
-            rows.append({'Identifier': f'Participant {participant}',
-                         'Full name': record.identity.name,
-                         'Email address': record.identity.email,
-                         'Status': 'Submitted for grading', 'Grade': '',
-                         'Maximum Grade': fmt(record.max_score) if record.max_score else '',
-                         'Grade can be changed': 'Yes',
-                         'Last modified (submission)': record.identity.submitted_at or '-',
-                         'Last modified (grade)': '-', 'Feedback comments': ''})
-    for row in rows:
-        participant = (row.get('Identifier') or '').rsplit(' ', 1)[-1]
-        record = by_participant.get(participant)
-        if record is None or record.status != 'graded':
-            continue
-        try:
-            scale = float(row.get('Maximum Grade') or record.max_score) / record.max_score
-        except (ValueError, ZeroDivisionError):
-            scale = 1.0
-        row['Grade'] = fmt(record.score * scale)
-        if 'Feedback comments' in row and not row['Feedback comments']:
-            row['Feedback comments'] = (f'Automated grade {fmt(record.score)} / '
-                                        f'{fmt(record.max_score)}. '
-                                        + ' '.join(record.result.get('explanation', [])))
-    return columns, rows
+        return moodle.filled(moodle.read(source, worksheet_text), records)
+    return moodle.made(records)
 
 
 def write_moodle(records, path, worksheet_text=''):
     """Write the worksheet; False (nothing written) without any Moodle participant."""
-    columns, rows = moodle_rows(records, worksheet_text)
+    header, rows = moodle_rows(records, worksheet_text)
     if not rows:
         return False
-    out = io.StringIO()
-    writer = csv.DictWriter(out, columns, lineterminator='\n', extrasaction='ignore')
-    writer.writeheader()
-    writer.writerows(rows)
-    write_text(path, out.getvalue())
+    csvfile.write(path, header, rows)
     return True
 
 
@@ -167,15 +133,14 @@ def problems(records):
     return [r for r in records if r.status != 'graded']
 
 
-def write_problems(records, path):
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator='\n')
-    writer.writerow(['key', 'student_id', 'name', 'status', 'reason', 'origin'])
-    for record in problems(records):
-        who = record.identity
-        writer.writerow([_text(v) for v in (who.key, who.student_id, who.name, record.status,
-                                            record.reason or 'not graded yet', who.origin)])
-    write_text(path, out.getvalue())
+def write_problems(records, path, policy=None):
+    """Every submission without a grade, and every graded one whose late penalty
+    could not be applied (no submission time), with the reason."""
+    rows = [(r.identity.key, r.identity.student_id, r.identity.name, r.status,
+             r.reason or 'not graded yet', r.identity.origin) for r in problems(records)]
+    rows += [(r.identity.key, r.identity.student_id, r.identity.name, r.status, NO_TIME,
+              r.identity.origin) for r in untimed(records, policy)]
+    csvfile.write(path, ['key', 'student_id', 'name', 'status', 'reason', 'origin'], rows)
 
 
 # -- feedback for the student ----------------------------------------------------------

@@ -123,8 +123,27 @@ class Gradebook:
             self._lock.close()
             raise UserError('another grader batch is writing this gradebook; wait for it '
                             'or stop it first', self.path) from None
+        existed = self.path.is_file()
+        try:
+            self._open(check=existed)
+        except sqlite3.DatabaseError as error:
+            self._lock.close()
+            raise UserError(f'not a readable gradebook ({error}); it was damaged, e.g. cut '
+                            'short while being written: restore it from a backup, or grade '
+                            'the class again into a new folder', self.path) from None
+        except UserError:
+            self._lock.close()
+            raise
+
+    def _open(self, check):
+        """Connect, check an existing file whole, and create the tables if missing."""
         self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self.db.row_factory = sqlite3.Row
+        if check:
+            problems = [r[0] for r in self.db.execute('PRAGMA quick_check')]
+            if problems != ['ok']:
+                self.db.close()
+                raise sqlite3.DatabaseError('; '.join(problems[:3]))
         self.db.execute('PRAGMA journal_mode=WAL')
         self.db.execute('PRAGMA synchronous=FULL')
         self.db.execute('PRAGMA foreign_keys=ON')

@@ -12,9 +12,11 @@ The ``key`` is what the gradebook and the output files use: unique in a
 class and safe as a file name.
 """
 import csv
+import hashlib
+import io
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime
 
 from grader.errors import UserError
 
@@ -40,9 +42,25 @@ class Identity:
 
 
 def safe_key(text):
-    """``text`` reduced to letters, digits, ``.``, ``_`` and ``-`` (never empty)."""
-    key = re.sub(r'[^A-Za-z0-9._-]+', '-', text.strip()).strip('.-')
-    return key or 'unnamed'
+    """``text`` reduced to letters, digits, ``.``, ``_`` and ``-`` (never empty).
+
+    Accents are folded (``Åsa`` -> ``Asa``).  A name that had to change to
+    become safe gets a suffix made from the name itself, so two names that
+    reduce to the same text (``alice_smith`` and ``!alice_smith``) never share
+    a key, and a name keeps its key from run to run.
+    """
+    text = unicodedata.normalize('NFC', text).strip()
+    folded = unicodedata.normalize('NFKD', text).encode('ascii', 'ignore').decode()
+    key = re.sub(r'[^A-Za-z0-9._-]+', '-', folded).strip('.-')
+    if key == text and key:
+        return key
+    suffix = hashlib.sha256(text.encode()).hexdigest()[:6]
+    return f'{key or "unnamed"}-{suffix}'
+
+
+def base_key(key):
+    """The readable part of a key made by :func:`safe_key` (its suffix removed)."""
+    return re.sub(r'-[0-9a-f]{6}$', '', key)
 
 
 def moodle(name):
@@ -58,9 +76,11 @@ def from_name(name, origin):
     parsed = moodle(name)
     if parsed:
         full, participant, _ = parsed
-        return Identity(key=participant, student_id=participant, name=full,
-                        participant=participant, origin=origin)
+        return Identity(key=participant, student_id=participant,
+                        name=unicodedata.normalize('NFC', full), participant=participant,
+                        origin=origin)
     stem = name[:-4] if name.lower().endswith('.zip') else name
+    stem = unicodedata.normalize('NFC', stem)
     return Identity(key=safe_key(stem), student_id=stem, origin=origin)
 
 
@@ -78,84 +98,71 @@ def classroom_users(repo_names):
 
 
 # -- times --------------------------------------------------------------------
-MOODLE_TIME_FORMATS = ('%A, %d %B %Y, %I:%M %p', '%A, %d %B %Y, %H:%M', '%d %B %Y, %I:%M %p',
-                       '%d.%m.%Y %H:%M', '%Y-%m-%d %H:%M:%S', '%Y-%m-%d %H:%M')
+def iso_time(text, where=None, line=None):
+    """An ISO 8601 string for a time written by a person or a platform; '' for none.
 
-
-def iso_time(text):
-    """An ISO 8601 string for a time written by a person or a platform, or ''.
-
-    Times without a zone stay without one: the late penalty reads them in the
-    deadline's zone.
+    Moodle's own formats in English, Finnish or Swedish are read (see
+    :func:`grader.batch.moodle.parse_time`).  A time that cannot be read is a
+    :class:`UserError` naming ``where`` and ``line``: a late penalty is never
+    lost in silence.
     """
-    text = (text or '').strip()
-    if not text or text == '-':
-        return ''
+    from grader.batch import moodle
     try:
-        return datetime.fromisoformat(text.replace('Z', '+00:00')).isoformat()
+        return moodle.parse_time(text)
     except ValueError:
-        pass
-    for fmt in MOODLE_TIME_FORMATS:
-        try:
-            return datetime.strptime(text, fmt).isoformat()
-        except ValueError:
-            continue
-    return ''
+        raise UserError(f'cannot read the time {text!r}; write it in ISO 8601 '
+                        '(2026-03-27T10:00+02:00)', where, line) from None
 
 
 # -- rosters ------------------------------------------------------------------
-def read_table(path):
-    """Rows of a CSV file (UTF-8, with or without BOM) as dicts."""
+def read_table(path, text=None):
+    """Rows of a CSV file (UTF-8, with or without BOM), or of its ``text``, as dicts."""
     try:
+        if text is not None:
+            return list(csv.DictReader(io.StringIO(text.lstrip('\ufeff'), newline='')))
         with open(path, newline='', encoding='utf-8-sig') as stream:
             return list(csv.DictReader(stream))
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise UserError(f'cannot read the table: {error}', path) from None
 
 
-def moodle_worksheet(path):
-    """``{participant id: row}`` from a Moodle grading worksheet CSV."""
-    rows = read_table(path)
-    if rows and 'Identifier' not in rows[0]:
-        raise UserError('not a Moodle grading worksheet: no "Identifier" column '
-                        '(download it from the assignment: View all submissions -> '
-                        'Grading action -> Download grading worksheet)', path)
-    found = {}
-    for row in rows:
-        match = re.search(r'(\d+)\s*$', row.get('Identifier') or '')
-        if match:
-            found[match.group(1)] = row
-    return found
+def moodle_worksheet(path, text=None):
+    """``{participant id: person}`` from a Moodle grading worksheet (see :mod:`moodle`)."""
+    from grader.batch import moodle
+    return moodle.read(path, text).people()
 
 
-def roster(path):
+def roster(path, text=None):
     """``{student id: row}`` from a roster CSV (``student_id`` plus optional
-    ``name``, ``email``, ``submitted_at``)."""
-    rows = read_table(path)
+    ``name``, ``email``, ``submitted_at``), read from ``path`` or its ``text``."""
+    rows = read_table(path, text)
     if rows and 'student_id' not in rows[0]:
         raise UserError('a roster needs a "student_id" column (optional: name, email, '
                         'submitted_at)', path)
-    return {row['student_id'].strip(): row for row in rows if row.get('student_id')}
+    found = {}
+    for line, row in enumerate(rows, 2):
+        if row.get('student_id'):
+            row = dict(row, submitted_at=iso_time(row.get('submitted_at'), path, line))
+            found[row['student_id'].strip()] = row
+    return found
 
 
 def enrich(identity, worksheet=None, students=None):
     """``identity`` completed from a Moodle worksheet and a roster (they win when set)."""
     changes = {}
-    row = (worksheet or {}).get(identity.participant)
-    if row:
-        changes['name'] = (row.get('Full name') or identity.name).strip()
-        changes['email'] = (row.get('Email address') or '').strip()
-        if (row.get('ID number') or '').strip():
-            changes['student_id'] = row['ID number'].strip()
-        when = iso_time(row.get('Last modified (submission)'))
-        if when:
-            changes['submitted_at'] = when
+    person = (worksheet or {}).get(identity.participant)
+    if person:
+        changes['name'] = person['name'] or identity.name
+        changes['email'] = person['email']
+        if person['idnumber']:
+            changes['student_id'] = person['idnumber']
+        if person['submitted_at']:
+            changes['submitted_at'] = person['submitted_at']
     identity = replace(identity, **changes)
     row = (students or {}).get(identity.student_id)
     if row:
         changes = {k: row[k].strip() for k in ('name', 'email') if (row.get(k) or '').strip()}
-        when = iso_time(row.get('submitted_at'))
-        if when:
-            changes['submitted_at'] = when
+        if row.get('submitted_at'):
+            changes['submitted_at'] = row['submitted_at']
         identity = replace(identity, **changes)
     return identity

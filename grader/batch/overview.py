@@ -69,10 +69,11 @@ def build(records, bins=10):
                 rate.most_failed.update({f['case'] for f in check['failures']})
     checks = []
     for rate in rates.values():
-        rate.most_failed = rate.most_failed.most_common(3)
+        # Ties broken by case name: the same results always give the same overview.
+        rate.most_failed = sorted(rate.most_failed.items(), key=lambda i: (-i[1], i[0]))[:3]
         checks.append(rate)
-    return Overview(counts=dict(counts), scores=scores, max_score=max_score, checks=checks,
-                    bins=histogram(scores, max_score, bins))
+    return Overview(counts=dict(sorted(counts.items())), scores=scores, max_score=max_score,
+                    checks=checks, bins=histogram(scores, max_score, bins))
 
 
 def histogram(scores, max_score, bins):
@@ -85,7 +86,10 @@ def histogram(scores, max_score, bins):
     return [(round(i * width, 4), round((i + 1) * width, 4), n) for i, n in enumerate(counts)]
 
 
-def render(view, title='Class overview'):
+def render(view, title='Class overview', look_alike=(), untimed=()):
+    """The overview as Markdown; ``look_alike`` groups of keys whose names reduce
+    to the same text, ``untimed`` keys graded without a submission time although
+    a late penalty applies."""
     out = [f'# {title}', '']
     total = sum(view.counts.values())
     graded = view.counts.get('graded', 0)
@@ -107,6 +111,17 @@ def render(view, title='Class overview'):
             out.append(f'- **{rate.exercise}/{rate.check}** passed by {rate.passed} of '
                        f'{rate.total} ({rate.rate:.0%}); most failed cases: {cases}')
         out.append('')
+    if look_alike:
+        out += ['## Names that look alike', '',
+                'These names reduce to the same text; each submission is filed under a key '
+                'of its own. Check that each student gets their own feedback file.', '']
+        out += [f'- {", ".join(keys)}' for keys in look_alike]
+        out.append('')
+    if untimed:
+        out += ['## Submissions without a time', '',
+                'Their assignment has a late penalty, but no submission time was known, so '
+                'none was applied (give one with --moodle-worksheet or --roster):', '',
+                ', '.join(untimed), '']
     if view.bins:
         out += ['## Scores', '', '| Score | Submissions |', '| --- | ---: |']
         for i, (low, high, n) in enumerate(view.bins):
@@ -161,8 +176,11 @@ def plot(view, path):
         pyplot.close(figure)
 
 
-def write(records, folder):
+def write(records, folder, policy=None):
+    from grader.batch import exports, sources
     view = build(records)
-    write_text(folder / 'overview.md', render(view))
+    look_alike = sources.look_alike([r.identity for r in records])
+    untimed = [r.identity.key for r in exports.untimed(records, policy)]
+    write_text(folder / 'overview.md', render(view, look_alike=look_alike, untimed=untimed))
     plot(view, folder / 'overview.png')
     return view

@@ -14,12 +14,13 @@
    problems; all rewritten from the gradebook.
 """
 import hashlib
+import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import __version__, fixtures
-from grader.batch import archives, compare, exports, identity, overview, sources
+from grader import __version__
+from grader.batch import archives, compare, course, exports, identity, overview, sources
 from grader.batch.gradebook import Gradebook, exists
 from grader.batch.progress import Progress
 from grader.errors import UserError
@@ -57,6 +58,10 @@ class Summary:
     written: list = field(default_factory=list)
     changes: list = field(default_factory=list)
     """For regrades: ``[(record, new status, new result, [sentences])]``."""
+    look_alike: list = field(default_factory=list)
+    """Groups of keys whose names reduce to the same text (see :func:`sources.look_alike`)."""
+    untimed: int = 0
+    """Graded submissions of an assignment with a late penalty but without a submission time."""
 
     @property
     def kept(self):
@@ -69,53 +74,99 @@ def policy_digest(policy):
     return 'sha256:' + hashlib.sha256(Path(policy.path).read_bytes()).hexdigest()
 
 
-def fixture_paths(policy, exercise_names):
-    paths = []
-    for name in exercise_names:
-        settings = policy.exercises[name]
-        paths += list(settings.fixtures)
-        paths += [p for p in settings.hidden_fixtures if Path(p).is_file()]
-    return paths
-
-
 def fixtures_digest(policy, assignment=None):
     """The digest a result graded now would carry (all exercises without an assignment)."""
     if assignment is not None and assignment in policy.assignments:
         names = policy.assignments[assignment].exercises
     else:
         names = list(policy.exercises)
-    return fixtures.digest(fixture_paths(policy, names))
+    return course.digest(policy, names)
 
 
 def stale(policy, records):
-    """Graded records whose grader version or fixtures differ from today's."""
+    """Graded records whose grader version or fixtures differ from today's.
+
+    A result's digest covers the fixtures of the exercises it graded, so it
+    is compared with today's digest of those same exercises.
+    """
     digests, out = {}, []
     for record in records:
         if record.status != 'graded':
             continue
-        assignment = record.result['assignment']
-        if assignment not in digests:
-            digests[assignment] = fixtures_digest(policy, assignment)
-        if (record.fixtures_digest != digests[assignment]
+        names = tuple(course.graded_exercises(record.result))
+        if names not in digests:
+            digests[names] = course.digest(policy, names)
+        if (record.fixtures_digest != digests[names]
                 or record.grader_version != __version__):
             out.append(record)
     return out
 
 
 # -- the batch ---------------------------------------------------------------------
+def check_out(out, mode):
+    """Refuse an output folder that cannot be used, before anything is written."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise UserError('--out must be a folder, and this is a file: give a folder name', out)
+    if mode == 'new' and exists(out):
+        raise UserError('this folder already holds a gradebook: pass --resume to grade what is '
+                        'missing, or --regrade to grade everything again', out)
+
+
+def _read(path):
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read().decode('utf-8-sig')
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f'cannot read it: {error}', path) from None
+
+
 def batch(policy, source, settings, mode='new'):
     """Grade a class from ``source`` into ``settings.out``: a :class:`Summary`.
 
     ``mode`` is ``new`` (the folder must not hold a gradebook yet), ``resume``
     (grade what is missing) or ``regrade`` (grade everything again).
+
+    Everything that can be refused is checked before the output folder is
+    touched: the course (grading.yaml and every fixture), the folder, the
+    source, the worksheet and roster, and the class itself (not empty).  A
+    refused batch leaves no folder behind, and an earlier run's outputs as
+    they were.  Without ``--moodle-worksheet`` or ``--roster`` a resumed
+    batch reuses the ones stored in the gradebook, so the submission times
+    (and late penalties) stay as they were.
     """
     out = Path(settings.out)
-    if mode == 'new' and exists(out):
-        raise UserError('this folder already holds a gradebook: pass --resume to grade what is '
-                        'missing, or --regrade to grade everything again', out)
-    worksheet = identity.moodle_worksheet(settings.worksheet) if settings.worksheet else None
-    students = identity.roster(settings.roster) if settings.roster else None
-    with Gradebook(out, create=True) as book:
+    course.validate(policy)
+    check_out(out, mode)
+    kind = sources.check(source, settings.kind)
+    made = not out.exists()
+    book = Gradebook(out) if exists(out) else None
+    try:
+        sheet_text, sheet_from = None, None
+        if settings.worksheet:
+            sheet_text, sheet_from = _read(settings.worksheet), settings.worksheet
+        elif book is not None and book.meta('moodle_worksheet'):
+            sheet_text = book.meta('moodle_worksheet')
+            sheet_from = f'{book.path} (the Moodle worksheet stored by an earlier run)'
+        worksheet = identity.moodle_worksheet(sheet_from, sheet_text) if sheet_text else None
+        roster_text, roster_from = None, None
+        if settings.roster:
+            roster_text, roster_from = _read(settings.roster), settings.roster
+        elif book is not None and book.meta('roster'):
+            roster_text = book.meta('roster')
+            roster_from = f'{book.path} (the roster stored by an earlier run)'
+        students = identity.roster(roster_from, roster_text) if roster_text else None
+        entries = sources.scan(source, settings.limits, kind=kind, clones=out / 'repos',
+                               refresh=mode != 'resume', worksheet=worksheet, students=students)
+        if book is None:
+            book = Gradebook(out, create=True)
+    except BaseException:
+        if book is not None:
+            book.close()
+        if made:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    with book:
         fresh_since = book.unfinished_regrade() if mode == 'resume' else None
         summary = Summary()
         summary.run_id = book.start_run(
@@ -127,15 +178,14 @@ def batch(policy, source, settings, mode='new'):
         if mode == 'regrade':
             fresh_since = summary.run_id
         if settings.worksheet:
-            book.set_meta('moodle_worksheet',
-                          Path(settings.worksheet).read_text(encoding='utf-8-sig'))
+            book.set_meta('moodle_worksheet', sheet_text)
+        if settings.roster:
+            book.set_meta('roster', roster_text)
         try:
-            entries = sources.scan(source, settings.limits, kind=settings.kind,
-                                   clones=out / 'repos', refresh=mode != 'resume',
-                                   worksheet=worksheet, students=students)
             intake(book, entries, summary.run_id)
             summary.submissions = len(entries)
             summary.unreadable = sum(1 for e in entries if e.problem)
+            summary.look_alike = sources.look_alike([e.identity for e in entries])
             keys = book.pending(fresh_since)
             _grade(book, keys, summary, settings, policy)
         except KeyboardInterrupt:
@@ -150,12 +200,21 @@ def batch(policy, source, settings, mode='new'):
 def _totals(summary, policy, records):
     summary.stale = len(stale(policy, records))
     summary.problems = len(exports.problems(records))
+    summary.untimed = len(exports.untimed(records, policy))
 
 
 def intake(book, entries, run_id):
-    """Store every entry; an unreadable one gets its ``ungradable`` result now."""
+    """Store every entry; an unreadable one gets its ``ungradable`` result now.
+
+    A submission whose content is unchanged keeps the submission time stored
+    for it when the source no longer gives one.
+    """
     for entry in entries:
         who = entry.identity
+        stored = book.submission(who.key)
+        if (not who.submitted_at and stored and stored['submitted_at'] and entry.files
+                and stored['content_hash'] == archives.content_hash(entry.files)):
+            who = entry.identity = replace(who, submitted_at=stored['submitted_at'])
         if entry.problem:
             book.put_submission(who, '', None, entry.problem, run_id)
             current = book.current(who.key)
@@ -208,6 +267,8 @@ def regrade(policy, settings, diff=False, resume=False, only=None):
     result would change.  Otherwise the fresh results replace the current
     ones (the old ones stay in the history) and the outputs are rewritten.
     """
+    course.validate(policy)
+    check_out(settings.out, 'regrade')
     with Gradebook(settings.out) as book:
         records = {r.identity.key: r for r in book.records()}
         if only:
@@ -267,9 +328,9 @@ def export(book, policy, settings):
     records = book.records()
     written = [out / 'grades.csv', out / 'problems.csv', out / 'overview.md',
                out / 'overview.png']
-    exports.write_grades(records, out / 'grades.csv')
-    exports.write_problems(records, out / 'problems.csv')
-    overview.write(records, out)
+    exports.write_grades(records, out / 'grades.csv', policy)
+    exports.write_problems(records, out / 'problems.csv', policy)
+    overview.write(records, out, policy)
     if exports.write_moodle(records, out / 'moodle-worksheet.csv',
                             book.meta('moodle_worksheet') or ''):
         written.append(out / 'moodle-worksheet.csv')

@@ -33,22 +33,62 @@ class Entry:
 
 
 def kind_of(source):
-    """``folder``, ``zip`` or ``git`` for a SOURCE path."""
+    """``folder``, ``zip`` or ``git`` for a SOURCE path.
+
+    A file named ``.zip``, or starting as a zip does, is a zip even when it
+    is damaged (it is then refused as one, never read as a list of
+    repositories); a list of repositories must be text.
+    """
     source = Path(source)
     if source.is_dir():
         return 'folder'
     if not source.is_file():
         raise UserError('no such folder or file (pass a folder of submissions, a zip, or a '
                         'text file listing git repositories)', source)
-    if zipfile.is_zipfile(source):
+    try:
+        with open(source, 'rb') as stream:
+            head = stream.read(4096)
+    except OSError as error:
+        raise UserError(f'cannot read it: {error.strerror}', source) from None
+    if (source.suffix.lower() == '.zip' or head.startswith(b'PK')
+            or zipfile.is_zipfile(source)):
         return 'zip'
+    if b'\0' in head:
+        raise UserError('neither a zip archive nor a text file listing git repositories',
+                        source)
     return 'git'
+
+
+def check(source, kind=None):
+    """Refuse a SOURCE that cannot be read at all, before anything is written.
+
+    Returns its kind.  A damaged class archive, an unreadable folder or list
+    is a :class:`UserError` naming it.
+    """
+    kind = kind or kind_of(source)
+    source = Path(source)
+    if kind == 'zip':
+        try:
+            with archives.open_zip(source) as archive:
+                archives.zip_members(archive)
+        except Refused as error:
+            raise UserError(f'{error}; download the class archive again', source) from None
+    elif kind == 'folder':
+        try:
+            next(iter(source.iterdir()), None)
+        except OSError as error:
+            raise UserError(f'cannot read the folder: {error.strerror}', source) from None
+    elif kind == 'git':
+        gitrepos.parse_list(source)
+    else:
+        raise UserError(f'unknown source kind {kind!r}')
+    return kind
 
 
 def scan(source, limits, *, kind=None, clones=None, refresh=True, worksheet=None,
          students=None):
     """The class's :class:`Entry` list, identities completed and keys unique."""
-    kind = kind or kind_of(source)
+    kind = check(source, kind)
     if kind == 'folder':
         entries = _folder(Path(source), limits)
     elif kind == 'zip':
@@ -58,6 +98,9 @@ def scan(source, limits, *, kind=None, clones=None, refresh=True, worksheet=None
     else:
         raise UserError(f'unknown source kind {kind!r}')
     entries = _merge(entries)
+    if not entries:
+        raise UserError('no submissions found here: an empty class (pass the folder or zip '
+                        'that holds one folder, zip or file per student)', source)
     for entry in entries:
         entry.identity = identity.enrich(entry.identity, worksheet, students)
         if entry.files is not None and not entry.problem:
@@ -120,7 +163,11 @@ def _read_file(path, limits):
 def _archive(source, limits):
     """Entries of a class archive (a zip of folders, of zips, or of Moodle files)."""
     outer = archives.Limits(max_bytes=limits.max_bytes * 1000, max_files=limits.max_files * 100)
-    with archives.open_zip(source) as archive:
+    try:
+        archive = archives.open_zip(source)
+    except Refused as error:
+        raise UserError(f'{error}; download the class archive again', source) from None
+    with archive:
         try:
             members = archives.zip_members(archive)
         except Refused as error:
@@ -172,6 +219,17 @@ def _wrapper(members):
         if loose or top == 'src' or not inside:
             return strip
         strip += top + '/'
+
+
+def look_alike(identities):
+    """Groups of keys whose names reduce to the same text (``alice_smith``,
+    ``!alice_smith``): each is filed under a key of its own, and the
+    instructor is told, so that nobody is mistaken for another."""
+    groups = {}
+    for who in identities:
+        if not who.participant:
+            groups.setdefault(identity.base_key(who.key).lower(), set()).add(who.key)
+    return [sorted(keys) for _, keys in sorted(groups.items()) if len(keys) > 1]
 
 
 def _merge(entries):

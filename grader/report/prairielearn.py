@@ -1,0 +1,52 @@
+"""PrairieLearn's external-grader ``results.json`` (``--prairielearn FILE``).
+
+PrairieLearn's external grading reads ``/grade/results/results.json``:
+``gradable`` (false: the submission could not be graded at all, and the
+student is told why without it counting as an attempt), ``score`` (the
+share of the points earned, 0 to 1), ``message`` (shown above the tests),
+``output`` (shown folded), and ``tests``, each with ``name``, ``points``,
+``max_points``, ``message`` and ``output``.
+
+One test per check of every submitted exercise, a check graded on hidden
+cases split into its public and hidden parts, as for Gradescope (see
+:func:`grader.report.check_parts`).  PrairieLearn shows every test to the
+student; the Result already holds no board or answer of a hidden case.
+"""
+import json
+
+from grader.report import check_parts, summary_lines
+from grader.report.files import write_text
+
+MAX_FEEDBACK = 5
+
+
+def document(result):
+    """The results.json document as a dict."""
+    tests = []
+    for part in check_parts(result, MAX_FEEDBACK):
+        first = part['output'].split('\n', 1)[0]
+        tests.append({'name': part['name'], 'description': ', '.join(part['tags']),
+                      'points': part['score'], 'max_points': part['max_score'],
+                      'message': first, 'output': part['output']})
+    lines = summary_lines(result)
+    share = result.score / result.max_score if result.max_score else 0.0
+    return {'gradable': True, 'score': round(min(1.0, max(0.0, share)), 6),
+            'message': lines[0], 'output': '\n'.join(lines), 'tests': tests}
+
+
+def ungradable(message):
+    """The document for a submission that cannot be graded (e.g. no exercise file)."""
+    return {'gradable': False, 'score': 0.0, 'message': message, 'output': message,
+            'tests': []}
+
+
+def render(result):
+    return json.dumps(document(result), indent=2) + '\n'
+
+
+def write(result, path):
+    write_text(path, render(result))
+
+
+def write_ungradable(path, message):
+    write_text(path, json.dumps(ungradable(message), indent=2) + '\n')
