@@ -42,6 +42,9 @@ class ExerciseSettings:
     min_seconds: float
     own_worker: tuple = ()
     """Limit keys whose cases each get a sandboxed worker of their own."""
+    generated: dict = field(default_factory=dict)
+    """``count`` positions drawn at grading time for the official grade, and the
+    options the oracle's ``generate`` reads."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -103,6 +106,8 @@ class Policy:
     load_seconds: float
     require: str
     calibration_repeats: int
+    course: str = ''
+    """The course's name: part of the seed of the positions drawn for each submission."""
 
     def assignment_for(self, exercise_names):
         """The assignment that contains all of ``exercise_names`` (first wins)."""
@@ -148,7 +153,8 @@ def sandbox_settings(data):
     """The :class:`SandboxSettings` of a policy document (``sandbox:``)."""
     box = data.get('sandbox', {})
     return SandboxSettings(**{k: box[k] for k in
-                              ('memory_mb', 'file_mb', 'open_files', 'output_kb', 'processes')
+                              ('memory_mb', 'file_mb', 'open_files', 'output_kb', 'processes',
+                               'disk_mb', 'max_copy_mb')
                               if k in box})
 
 
@@ -194,7 +200,8 @@ def load(path=None, document=None):
             options=resolve_paths(raw.get('options', {}), root),
             checks=checks, factors=dict(limits['factors']),
             min_seconds=float(limits.get('min_seconds', 0.5)),
-            own_worker=tuple(limits.get('own_worker', ())))
+            own_worker=tuple(limits.get('own_worker', ())),
+            generated=dict(raw.get('generated', {})))
         for key in exercises[name].own_worker:
             if key not in exercises[name].factors:
                 raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
@@ -240,7 +247,8 @@ def load(path=None, document=None):
                   exercises=exercises, assignments=assignments, sandbox=sandbox_settings(data),
                   load_seconds=float(box.get('load_seconds', 5.0)),
                   require=box.get('require', 'advisory'),
-                  calibration_repeats=data.get('calibration', {}).get('repeats', 3))
+                  calibration_repeats=data.get('calibration', {}).get('repeats', 3),
+                  course=str(data.get('course', root.name)))
 
 
 def resolve_paths(options, root):

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 
-from grader import __version__, calibrate, fixtures, scoring
+from grader import __version__, calibrate, fixtures, generated, scoring
 from grader import exercises as plugins
 from grader.errors import UserError
 from grader.exercises import base
@@ -143,8 +143,15 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
                 chosen.append(found)
     names = [n for a in chosen for n in a.exercises if not only or n in only]
     names = list(dict.fromkeys(names))
-    # Every fixture of a submitted exercise is validated before any child starts.
-    plans = {name: ExercisePlan.make(run, name, submission_dir) for name in names}
+    # Every fixture of a submitted exercise is validated, and the positions drawn
+    # for this submission are answered, before any child starts.
+    digest = [None]
+
+    def content():
+        if digest[0] is None:
+            digest[0] = generated.submission_digest(submission_dir)
+        return digest[0]
+    plans = {name: ExercisePlan.make(run, name, submission_dir, content) for name in names}
     # Every exercise's main lane first, then the cases given workers of their own.
     lanes = sorted((lane for plan in plans.values() for lane in plan.lanes),
                    key=lambda lane: not lane.main)
@@ -215,15 +222,27 @@ class ExercisePlan:
         self.name, self.plugin, self.settings, self.relpath = name, plugin, settings, relpath
         self.lanes = []
         self.cases = []
+        self.generated = {}
 
     @classmethod
-    def make(cls, run, name, submission_dir):
+    def make(cls, run, name, submission_dir, content=None):
+        """The plan of exercise ``name``; ``content()`` gives the submission's content digest.
+
+        In an official grade (``run.include_hidden``), the positions drawn
+        for this submission (:mod:`grader.generated`) join the fixture cases.
+        """
         plugin = plugins.get(name)
         settings = run.policy.exercises[name]
         plan = cls(name, plugin, settings, plugin.locate(submission_dir, settings))
         if plan.relpath is None:
             return plan
         cases = run.cases(name)[0]
+        if run.include_hidden and settings.generated.get('count', 0) > 0:
+            digest = content() if content else generated.submission_digest(submission_dir)
+            seed = generated.seed_for(run.policy.course, name, digest)
+            drawn = generated.draw(run.policy, name, seed)
+            plan.generated = {'seed': seed, 'count': len(drawn)}
+            cases = cases + drawn
         cases = cases + plugin.extra_cases(cases, settings)
         plan.cases = cases
         main, own = [], []
@@ -243,7 +262,8 @@ class ExercisePlan:
         cases = self.cases
         result = ExerciseResult(name=self.name, title=settings.title, score=0.0,
                                 max_score=settings.max_score, submitted=self.relpath is not None,
-                                file=self.relpath or '', hidden_cases=hidden_used)
+                                file=self.relpath or '', hidden_cases=hidden_used,
+                                generated=dict(self.generated))
         if self.relpath is None:
             wanted = ' or '.join(settings.files)
             result.checks = [scoring.check_result(c, settings, [base.Outcome(

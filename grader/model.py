@@ -41,6 +41,8 @@ class ExerciseResult:
     error: str = ''
     counted: bool = False
     hidden_cases: bool = False
+    generated: dict = field(default_factory=dict)
+    """``{seed, count}`` of the positions drawn for this submission (official grades)."""
 
 
 @dataclass

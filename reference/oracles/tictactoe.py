@@ -238,3 +238,32 @@ def default_cases(options=None):
 if __name__ == '__main__':
     for c in default_cases():
         print(c['name'], expect(c['input']))
+
+
+def generate(rng, count, options=None):
+    """``count`` positions for one submission, drawn with ``rng``.
+
+    Positions are reached by random legal play from the empty board, so
+    they are legal and reachable; they are spread over the game's phases
+    (one to seven marks, cycling), whichever mark started, either mark to
+    move and either side maximizing; none is already decided.  Positions
+    with one or two marks also measure pruning.
+    """
+    cases, seen = [], set()
+    while len(cases) < count:
+        marks = 1 + len(cases) % 7
+        first = rng.choice('XO')
+        board, to_move = ['-'] * 9, first
+        for _ in range(marks):
+            move = rng.choice([i for i in range(9) if board[i] == '-'])
+            board[move] = to_move
+            to_move = other(to_move)
+        cells = ''.join(board)
+        if winner(board) is not None or (cells, to_move) in seen:
+            continue
+        seen.add((cells, to_move))
+        rows = [cells[6:9], cells[3:6], cells[0:3]]
+        tags = ['required', 'pruning'] if marks <= 2 else ['required']
+        cases.append({'input': {'board': rows, 'player': to_move,
+                                'maximizing': rng.random() < 0.5}, 'tags': tags})
+    return cases

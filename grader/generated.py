@@ -1,0 +1,81 @@
+"""Positions drawn at grading time: cases no submission has seen (parent side).
+
+Every official grade (``grade``, ``batch``, ``regrade``, the Gradescope
+route) adds, to an exercise's fixture cases, ``generated.count`` cases drawn
+by the reference's oracle (``reference/oracles/<exercise>.py``:
+``generate(rng, count, options)`` for the inputs, ``expect(input,
+options)`` for the answers), computed here, in the grader's own process,
+never in the sandbox.  ``grader check`` (public fixtures only) does not
+draw any, and says that the official grade will.
+
+The seed comes from the course's name (``course:`` in grading.yaml), the
+exercise and the content of the submission's files: the same files get the
+same positions and so the same grade, on every machine and in every
+regrade, and the seed is kept in the result.  A look-up table of the public
+fixtures answers these positions only as well as its fallback does.
+
+Generated cases are hidden: a report shows their number and the kind of
+their outcome only (:mod:`grader.judging.outcomes`).
+"""
+import hashlib
+import os
+import random
+from pathlib import Path
+
+from grader import fixtures
+from grader.errors import UserError
+from grader.exercises.base import Case
+
+SKIPPED = frozenset({'.git', '__pycache__', '.venv', 'node_modules'})
+
+
+def submission_digest(folder):
+    """SHA-256 over the submission's files (relative names and bytes), as the sandbox gets them."""
+    digest = hashlib.sha256()
+    root = Path(folder)
+    for top, folders, files in os.walk(root, followlinks=False):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED
+                            and not os.path.islink(os.path.join(top, f)))
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            relative = os.path.relpath(path, root).encode('utf-8', 'surrogateescape')
+            digest.update(len(relative).to_bytes(4, 'big') + relative)
+            with open(path, 'rb') as f:
+                data = f.read()
+            digest.update(len(data).to_bytes(8, 'big') + data)
+    return digest.hexdigest()
+
+
+def seed_for(course, exercise, content_digest):
+    """The seed (16 hex digits) of one exercise of one submission in one course."""
+    text = f'{course}\0{exercise}\0{content_digest}'.encode()
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+def draw(policy, exercise, seed):
+    """The generated :class:`Case` list of ``exercise`` for ``seed`` (empty when count is 0).
+
+    A missing reference or an oracle without ``generate`` is a
+    :class:`UserError` naming grading.yaml: the official grade needs them.
+    """
+    settings = policy.exercises[exercise]
+    count = int(settings.generated.get('count', 0))
+    if count <= 0:
+        return []
+    oracle = fixtures.oracle(policy, exercise)
+    if not hasattr(oracle, 'generate'):
+        raise UserError(f'exercises.{exercise}.generated: the oracle '
+                        f'{Path(policy.reference).name}/oracles/{exercise}.py has no generate()',
+                        policy.path)
+    options = dict(settings.options, **{k: v for k, v in settings.generated.items()
+                                        if k != 'count'})
+    rng = random.Random(int(seed, 16))
+    cases = []
+    for index, raw in enumerate(oracle.generate(rng, count, options)):
+        cases.append(Case(name=f'generated-{index + 1}', input=raw['input'],
+                          expected=oracle.expect(raw['input'], settings.options),
+                          source='drawn at grading time', tags=tuple(raw.get('tags', ())),
+                          hidden=True, generated=True))
+    return cases
