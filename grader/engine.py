@@ -295,6 +295,10 @@ class ExercisePlan:
         result.score = scoring.exercise_score(result.checks)
         result.facts = self.plugin.facts(outcomes, settings) if not problem else {}
         result.facts.update(reviewed)
+        deduction = reviewed.get('deduction')
+        if deduction:   # e.g. an answer read the other way round: its interface points
+            result.score = round(max(0.0, result.score - float(deduction['points'])), 4)
+            result.warnings.append(deduction['reason'])
         result.facts.update({
             'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
             'import_seconds': round(main.import_seconds, 4),

@@ -29,6 +29,9 @@ judge confirms it with the CPU time the parent measures.
 import sys
 import types
 
+if sys.version_info < (3, 12):
+    import cProfile     # here, in the runner: a case process would spend a millisecond on it
+
 try:
     from _thread import get_ident as _get_ident
 except ImportError:  # pragma: no cover - every CPython has _thread
@@ -72,7 +75,10 @@ def nested_codes(codes):
 
 
 def _function_codes(obj):
-    func = getattr(obj, '__func__', obj)
+    """Code objects of a function, method or property, read without calling the object's own
+    attribute hooks (a submission's object may answer any attribute by raising)."""
+    func = obj.__func__ if isinstance(obj, (staticmethod, classmethod, types.MethodType)) \
+        else obj
     if isinstance(func, types.FunctionType):
         return [func.__code__]
     if isinstance(obj, property):
@@ -196,7 +202,6 @@ class _Profile:
     """Python 3.9-3.11: cProfile's call graph; recursive = on a cycle."""
 
     def __init__(self, counter):
-        import cProfile
         self.counter = counter
         self.profiler = cProfile.Profile(builtins=False)
 

@@ -61,16 +61,19 @@ OBSERVATION = {
 }
 
 BASELINES = 3
-"""Requests that run no search, timed for what a counted case costs besides the search."""
+"""Requests of each kind (one run; :data:`MAX_REPS` runs on a position with one empty cell),
+timed for what a counted case costs besides the search."""
 WORK_NODES = 3000
 """A counted case is searched again until the reference alpha-beta would have made this many
 calls (at most :data:`MAX_REPS` times), so its CPU time is well above what a case costs besides."""
 MAX_REPS = 8
-SEARCH_FLOOR_UNITS = 0.005
-"""CPU time per search, in calibration units, below which a one- or two-mark position was
-not searched: plain minimax from one mark takes about 1 unit, the reference alpha-beta
-0.03-0.06, the smallest proof tree about 0.006 at the reference's speed; a look-up about
-0.0001."""
+SEARCH_FLOOR_UNITS = 0.02
+"""CPU time per search, in calibration units, below which a position whose smallest proof
+tree has :data:`HEAVY` positions or more was not searched: plain minimax from one mark takes
+about 1 unit, the reference alpha-beta 0.1-0.3, an iterative alpha-beta more; a look-up
+about 0.0001.  Only a search that cannot be counted (iterative, a generator, on another
+thread) needs this: counted calls that the CPU time confirms show a search by themselves."""
+HEAVY = 150
 
 
 def signed(value):
@@ -152,8 +155,9 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={}, expected={}, tags=('baseline',))
-                 for i in range(BASELINES)]
+        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
+                           tags=('baseline',))
+                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -162,9 +166,10 @@ class TicTacToe(base.Exercise):
         return extra
 
     def requests(self, case, settings):
-        if 'baseline' in case.tags:
-            return [base.Request({'board': ['-'] * 9, 'maximizing': True, 'player': 'X',
-                                  'count': True, 'reps': 0})]
+        if 'baseline' in case.tags:     # one empty cell: next to no search at all
+            return [base.Request({'board': ['X', 'O', 'X', 'X', 'O', 'O', 'O', 'X', '-'],
+                                  'maximizing': True, 'player': 'X', 'count': True,
+                                  'reps': case.input['reps']})]
         payload = {
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
@@ -181,7 +186,7 @@ class TicTacToe(base.Exercise):
         reply, = replies
         if 'baseline' in case.tags:
             return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
-                                 measured={'cpu': reply.cpu})]
+                                 measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
         board = boards.from_rows(case.input['board'])
         expected = case.expected
         side = 'maximizer' if case.input['maximizing'] else 'minimizer'
@@ -329,7 +334,8 @@ class TicTacToe(base.Exercise):
     def review(self, outcomes, settings, context):
         """Confirm the counts with the CPU time, and require a search behind the answers."""
         pruning = [o for o in outcomes if o.check == 'pruning' and 'counts' in o.measured]
-        baseline = [o.measured['cpu'] for o in outcomes if o.check == '_baseline' and o.passed]
+        baseline = [(o.measured['runs'], o.measured['cpu']) for o in outcomes
+                    if o.check == '_baseline' and o.passed]
         # Counts are held to the proof tree only where the search found the value: a
         # wrong search may well explore less.
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
@@ -345,9 +351,9 @@ class TicTacToe(base.Exercise):
                 if o.passed:
                     o.passed, o.kind = False, 'not measured'
                     o.message = f'could not be counted: {found.reason}'
-        base_cpu = evidence.overhead(baseline)
-        heavy = [(o.measured['cpu'] - base_cpu) / len(o.measured['counts']) for o in pruning
-                 if o.measured['floor'] >= 50]
+        costs = evidence.overhead(baseline)
+        heavy = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
+                               costs) for o in pruning if o.measured['floor'] >= HEAVY]
         unit = context.get('unit') or 0.0
         searched = found.confirmed or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
         facts['searched'] = searched
