@@ -37,6 +37,7 @@ import statistics
 from grader.exercises import base
 from grader.exercises.connect4 import rules
 from grader.judging import evidence, shapes
+from grader.sandbox.session import Reply
 
 PLAIN = shapes.PLAIN_ITEM
 ROWS = {'type': ['array', 'null'], 'minItems': 6, 'maxItems': 6,
@@ -197,6 +198,8 @@ class ConnectFour(base.Exercise):
             reply, = replies
             return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
                                  measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
+        replies = [self.matching(reply, task) for reply, task in
+                   zip(replies, ['search', 'search', 'evaluate'] + ['game'] * (len(replies) - 3))]
         alphabeta, minimax, evaluation, *games = replies
         reply, entry = self.graded(alphabeta, minimax)
         board = rules.parse_board(case.input['board'])
@@ -208,6 +211,14 @@ class ConnectFour(base.Exercise):
         if games:
             outcomes += self.judge_games(case, games, settings)
         return outcomes
+
+    @staticmethod
+    def matching(reply, task):
+        """``reply``, or an invalid one when its observation answers another kind of request."""
+        if reply.ok and reply.observation.get('task') != task:
+            return Reply(status='invalid', kind='invalid', wall=reply.wall, limit=reply.limit,
+                         cpu=reply.cpu, error='the reply answered another request')
+        return reply
 
     @staticmethod
     def graded(alphabeta, minimax):

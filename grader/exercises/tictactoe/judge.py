@@ -174,9 +174,10 @@ class TicTacToe(base.Exercise):
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
             'player': case.input['player'],
-            'count': 'pruning' in case.tags,
+            'count': 'terminal' not in case.tags,
+            'reps': 1,
         }
-        if payload['count']:
+        if 'pruning' in case.tags:
             reference = max(1, case.expected.get('alphabeta_nodes', WORK_NODES))
             payload['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_NODES / reference)))
         return [base.Request(payload)]
@@ -260,7 +261,10 @@ class TicTacToe(base.Exercise):
     def _judge_value(self, case, board, obs, value, value_ok, returned, outcome, check):
         expected = case.expected
         if value_ok:
-            return outcome(check, True, f'value {signed(value)}')
+            nodes = obs.get('nodes') or {}
+            return outcome(check, True, f'value {signed(value)}', measured={
+                'searched': nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1))
+                if nodes else None})
         changed = self._board_change(board, obs.get('board_after'))
         cause = ('The board was left changed, so later moves were searched on a wrong '
                  'position: undo every move you try.' if changed
@@ -355,14 +359,19 @@ class TicTacToe(base.Exercise):
         heavy = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
                                costs) for o in pruning if o.measured['floor'] >= HEAVY]
         unit = context.get('unit') or 0.0
-        searched = found.confirmed or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
+        # A search ran when some right answer came with at least its proof tree's count of
+        # search calls, or (a search that cannot be counted) when the one-mark positions
+        # took the CPU time of a search.
+        counted = any(o.measured.get('searched') for o in outcomes if o.check == 'values')
+        searched = counted or found.confirmed or \
+            evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
         facts['searched'] = searched
         if heavy and not searched:
             for o in outcomes:
                 if o.passed and o.check in ('values', 'moves', 'robustness', 'timeouts'):
                     o.passed, o.kind = False, 'no search'
                     o.message = ('answered without a search: neither counted search calls nor '
-                                 'the CPU time of the one- and two-mark positions show one '
+                                 'the CPU time of the one-mark positions show one '
                                  '(a table of answers earns nothing)')
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
