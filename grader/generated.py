@@ -18,33 +18,24 @@ Generated cases are hidden: a report shows their number and the kind of
 their outcome only (:mod:`grader.judging.outcomes`).
 """
 import hashlib
-import os
 import random
 from pathlib import Path
 
 from grader import fixtures
 from grader.errors import UserError
 from grader.exercises.base import Case
-
-SKIPPED = frozenset({'.git', '__pycache__', '.venv', 'node_modules'})
+from grader.sandbox import bundle
 
 
 def submission_digest(folder):
     """SHA-256 over the submission's files (relative names and bytes), as the sandbox gets them."""
     digest = hashlib.sha256()
-    root = Path(folder)
-    for top, folders, files in os.walk(root, followlinks=False):
-        folders[:] = sorted(f for f in folders if f not in SKIPPED
-                            and not os.path.islink(os.path.join(top, f)))
-        for name in sorted(files):
-            path = os.path.join(top, name)
-            if os.path.islink(path) or not os.path.isfile(path):
-                continue
-            relative = os.path.relpath(path, root).encode('utf-8', 'surrogateescape')
-            digest.update(len(relative).to_bytes(4, 'big') + relative)
-            with open(path, 'rb') as f:
-                data = f.read()
-            digest.update(len(data).to_bytes(8, 'big') + data)
+    for relative, path in bundle.submission_files(folder):
+        name = relative.encode('utf-8', 'surrogateescape')
+        digest.update(len(name).to_bytes(4, 'big') + name)
+        with open(path, 'rb') as f:
+            data = f.read()
+        digest.update(len(data).to_bytes(8, 'big') + data)
     return digest.hexdigest()
 
 

@@ -118,25 +118,33 @@ def _store(entry, data):
         pass
 
 
-def submission_archive(folder, max_bytes):
-    """The private copy's files as a zip (stored, not compressed); OSError past ``max_bytes``.
+SKIPPED = frozenset({'.git', '__pycache__', '.venv', 'node_modules'})
+"""Folders of a submission that are never copied (nor digested)."""
 
-    Symbolic links, ``.git``, ``__pycache__``, ``.venv`` and ``node_modules``
-    are left out; the walk does not follow links and does not recurse in
-    Python (any folder depth).
+
+def submission_files(folder):
+    """``(relative name, path)`` of the submission's regular files, in a fixed order.
+
+    Symbolic links and :data:`SKIPPED` folders are left out; the walk does
+    not follow links and does not recurse in Python (any folder depth).
     """
+    for top, folders, files in os.walk(folder, followlinks=False):
+        folders[:] = sorted(f for f in folders if f not in SKIPPED
+                            and not os.path.islink(os.path.join(top, f)))
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if not os.path.islink(path) and os.path.isfile(path):
+                yield os.path.relpath(path, folder), path
+
+
+def submission_archive(folder, max_bytes):
+    """The private copy's files (:func:`submission_files`) as a zip, stored, not
+    compressed; OSError past ``max_bytes``."""
     buffer, total = io.BytesIO(), 0
-    skip = {'.git', '__pycache__', '.venv', 'node_modules'}
     with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_STORED) as bundle:
-        for top, folders, files in os.walk(folder, followlinks=False):
-            folders[:] = sorted(f for f in folders if f not in skip
-                                and not os.path.islink(os.path.join(top, f)))
-            for name in sorted(files):
-                path = os.path.join(top, name)
-                if os.path.islink(path) or not os.path.isfile(path):
-                    continue
-                total += os.path.getsize(path)
-                if total > max_bytes:
-                    raise OSError(f'the submission is larger than {max_bytes // (1024 * 1024)} MB')
-                bundle.write(path, os.path.relpath(path, folder))
+        for relative, path in submission_files(folder):
+            total += os.path.getsize(path)
+            if total > max_bytes:
+                raise OSError(f'the submission is larger than {max_bytes // (1024 * 1024)} MB')
+            bundle.write(path, relative)
     return buffer.getvalue()
