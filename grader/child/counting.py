@@ -40,6 +40,9 @@ except ImportError:  # pragma: no cover - every CPython has _thread
 
 MONITORING = sys.version_info >= (3, 12)
 TOOL_NAME = 'grader-counter'
+HOOKS = ('sys.setprofile', 'sys.settrace')
+"""Audit events of a search that touches the hooks counters rest on (on any Python)."""
+_touched = []
 _RESUMABLE = 0x20 | 0x80 | 0x200
 """``CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR``, spelt out (importing
 :mod:`inspect` costs a child about 7 ms)."""
@@ -48,8 +51,18 @@ _UNNAMED = frozenset({'<lambda>', '<listcomp>', '<dictcomp>', '<setcomp>', '<gen
 _tool = []
 
 
+def _record(event, args, _hooks=HOOKS, _touched=_touched):
+    if event in _hooks:
+        _touched.append(event)
+
+
 def claim():
-    """Take the monitoring tool id before any student code runs (3.12+); False if taken."""
+    """Prepare the counters before any student code runs: record every call of
+    ``sys.setprofile``/``sys.settrace`` (an audit hook, which cannot be removed),
+    and take the monitoring tool id (3.12+).  False if the id is taken."""
+    if not _touched and not getattr(claim, 'recording', False):
+        sys.addaudithook(_record)
+        claim.recording = True
     if not MONITORING or _tool:
         return bool(_tool)
     monitoring = sys.monitoring
@@ -222,10 +235,14 @@ class SearchCounter:
 
     def __enter__(self):
         self._impl.start()
+        self._touched = len(_touched)     # after the instrument's own start
         return self
 
     def __exit__(self, *exc):
-        self.intact = self._impl.stop()
+        # A search that set a profile or trace function meant to blind a counter,
+        # whether or not the counter on this Python rests on it.
+        touched = len(_touched) != self._touched
+        self.intact = self._impl.stop() and not touched
         return False
 
     def report(self):
