@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import cgroups, launch, protocol, reaper
+from grader.sandbox import cgroups, cleanup, launch, protocol, reaper
 
 GRACE_SECONDS = 1.0
 """Extra wall time the parent allows beyond a call's soft limit."""
@@ -509,5 +509,5 @@ class Session:
                 self._kill()
             finally:
                 if self.workdir is not None:
-                    shutil.rmtree(self.workdir, ignore_errors=True)
+                    cleanup.remove_and_report(self.workdir)
                     self.workdir = None
