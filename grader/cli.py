@@ -113,19 +113,32 @@ def _named_command(argv):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    light = _named_command(argv) in CORE_COMMANDS
-    args = parser(light).parse_args(argv)
-    if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
-        args = parser().parse_args(argv)
-    try:
-        return command(args.command)(args)
-    except UserError as error:
-        print(f'grader: error: {error}', file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print('grader: interrupted', file=sys.stderr)
-        return 130
+    from grader.sandbox import interrupts
+    with interrupts.handling(program=argv is None):   # SIGINT, SIGTERM: sandbox.interrupts
+        try:
+            argv = sys.argv[1:] if argv is None else list(argv)
+            light = _named_command(argv) in CORE_COMMANDS
+            args = parser(light).parse_args(argv)
+            if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
+                args = parser().parse_args(argv)
+            _sweep_leftovers(args)
+            return command(args.command)(args)
+        except UserError as error:
+            print(f'grader: error: {error}', file=sys.stderr)
+            return 2
+        except KeyboardInterrupt as stop:
+            code = interrupts.finish(stop)
+            print(f'grader: interrupted by {interrupts.describe(stop)}; every sandboxed child '
+                  'was stopped and its private copy removed', file=sys.stderr)
+            return code
+
+
+def _sweep_leftovers(args):
+    """Remove what killed grader runs left behind, saying so in one line (sandbox.leftovers)."""
+    from grader.sandbox import leftovers
+    swept = leftovers.sweep()
+    if swept and not getattr(args, 'quiet', False):
+        print(f'grader: note: {swept.sentence()}', file=sys.stderr)
 
 
 def _policy(args):

@@ -70,6 +70,8 @@ def _remove(root):
         return problems
     try:
         fd = _open(root, None)
+    except FileNotFoundError:
+        return problems
     except OSError as error:
         return [Problem(root, _reason(error))]
     entered = []              # folder names from root down to the one ``fd`` holds
@@ -81,6 +83,8 @@ def _remove(root):
                 name = pending[-1].pop()
                 try:
                     child = _open(name, fd)
+                except FileNotFoundError:   # removed meanwhile (another clean-up)
+                    continue
                 except OSError as error:
                     problems.append(Problem(_where(root, entered, name), _reason(error)))
                     continue
@@ -133,6 +137,8 @@ def _empty(fd, root, entered, problems):
                     folders.append(entry.name)
                 else:
                     _unlink(fd, entry.name, problems, _where(root, entered, entry.name))
+    except FileNotFoundError:
+        pass
     except OSError as error:
         problems.append(Problem(_where(root, entered), _reason(error)))
     return folders

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import cgroups, cleanup, launch, protocol, reaper
+from grader.sandbox import cgroups, cleanup, launch, leftovers, protocol, reaper, registry
 
 GRACE_SECONDS = 1.0
 """Extra wall time the parent allows beyond a call's soft limit."""
@@ -227,7 +227,7 @@ class Session:
 
     def _make_workdir(self):
         """The private folder: an empty ``submission`` (bound into the child) and ``tmp``."""
-        self.workdir = Path(tempfile.mkdtemp(prefix='grader-'))
+        self.workdir = Path(tempfile.mkdtemp(prefix=leftovers.prefix()))  # owner-marked
         os.chmod(self.workdir, 0o755)
         (self.workdir / 'submission').mkdir()
         (self.workdir / 'tmp').mkdir()
@@ -255,6 +255,7 @@ class Session:
         :mod:`grader.sandbox.spare`) is the same as one spawned by
         :meth:`start`.
         """
+        registry.add(self)   # refused once an interrupt stops this process
         self._kill()
         if self.workdir is None:
             self._make_workdir()
@@ -301,6 +302,7 @@ class Session:
             setattr(self, name, getattr(spare, name))
         spare.workdir, spare.proc, spare.group = None, None, None
         spare._request_fd, spare._reader, spare._drains = None, None, []
+        registry.adopt(self, spare)
 
     def start(self, meanwhile=None):
         """Start a child and import the student module: the load :class:`Reply`.
@@ -511,3 +513,4 @@ class Session:
                 if self.workdir is not None:
                     cleanup.remove_and_report(self.workdir)
                     self.workdir = None
+                registry.discard(self)
