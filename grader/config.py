@@ -42,6 +42,8 @@ class ExerciseSettings:
     min_seconds: float
     own_worker: tuple = ()
     """Limit keys whose cases each get a sandboxed worker of their own."""
+    stop_after_timeouts: int = 3
+    """After this many cases in a row time out, the exercise's other cases are not run (0: never)."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -182,7 +184,8 @@ def load(path=None, document=None):
             options=resolve_paths(raw.get('options', {}), root),
             checks=checks, factors=dict(limits['factors']),
             min_seconds=float(limits.get('min_seconds', 0.5)),
-            own_worker=tuple(limits.get('own_worker', ())))
+            own_worker=tuple(limits.get('own_worker', ())),
+            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)))
         for key in exercises[name].own_worker:
             if key not in exercises[name].factors:
                 raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
