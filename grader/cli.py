@@ -165,7 +165,10 @@ def _grade_started(args, include_hidden):
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
-    document = config.read(args.config)
+    document = config.read(args.config, graded=args.path)   # never the graded folder's own
+    note = config.ignored_note(args.path, document[0])
+    if note and not args.quiet:
+        print(f'grader: note: {note}', file=sys.stderr)
     sandbox = config.sandbox_settings(document[1])
     isolation = layers.detect(sandbox)
     spare.start(isolation, sandbox)
