@@ -44,7 +44,8 @@ _own = {}
 def _process_start(pid):
     """``pid``'s start time in clock ticks since boot; None when it is gone or a zombie.
 
-    0 where ``/proc`` does not exist (then only the pid is compared).
+    0 when it exists but its start cannot be read (no ``/proc``, not readable):
+    then only the pid is compared.
     """
     try:
         with open(f'/proc/{pid}/stat', 'rb') as f:
@@ -53,8 +54,8 @@ def _process_start(pid):
         if not os.path.isdir('/proc/self'):
             return 0 if _pid_exists(pid) else None
         return None
-    except OSError:
-        return None
+    except OSError:         # there, but not ours to read: count it as alive
+        return 0
     fields = text[text.rindex(b')') + 2:].split()
     if fields[0] in (b'Z', b'X'):       # ended, not yet reaped by its parent
         return None
