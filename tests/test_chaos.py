@@ -28,7 +28,7 @@ from gradertest import ROOT
 from grader.batch import compare
 from grader.batch.gradebook import Gradebook
 from test_batch_run import graded_rows, quick_folder_class
-from test_interrupts import alive, marked_groups
+from test_interrupts import alive, marked_groups, private_tmp
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -46,14 +46,6 @@ def chaos_class(tmp_path_factory):
     source = quick_folder_class(folder / 'class', SIZE)
     (source / 's04' / 'tictactoe.py').write_text(LOOPS)
     return source
-
-
-def scratch_folder(tmp_path):
-    folder = tmp_path / 'tmp'
-    folder.mkdir()
-    os.chmod(tmp_path, 0o755)
-    os.chmod(folder, 0o755)
-    return folder
 
 
 def batch(source, out, tmp, resume=False):
@@ -75,7 +67,7 @@ def verdicts(out):
 def uninterrupted(chaos_class, tmp_path_factory):
     folder = tmp_path_factory.mktemp('uninterrupted')
     out = folder / 'out'
-    proc = batch(chaos_class, out, scratch_folder(folder))
+    proc = batch(chaos_class, out, private_tmp(folder))
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err.decode()
     found = verdicts(out)
@@ -110,7 +102,7 @@ def family(proc):
                          ids=['SIGKILL-to-group', 'SIGTERM-to-main'])
 def test_killed_three_times_and_resumed_the_grades_are_the_same(chaos_class, uninterrupted,
                                                                 tmp_path, sig, to_group):
-    out, tmp = tmp_path / 'out', scratch_folder(tmp_path)
+    out, tmp = tmp_path / 'out', private_tmp(tmp_path)
     everyone, tracked, stops, resume = set(), [], 0, False
     while stops < 3:
         before = committed(out)

@@ -8,7 +8,6 @@ the course's own policy.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap

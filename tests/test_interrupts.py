@@ -30,14 +30,19 @@ def Minimax(board, maximizing, player):
 ISOLATION = layers.detect()
 
 
-@pytest.fixture
-def scratch(tmp_path):
-    """``TMPDIR`` for the processes under test (world-traversable, for the dropped uid)."""
+def private_tmp(tmp_path):
+    """A ``TMPDIR`` for the processes under test, so that every private copy they make
+    is seen (world-traversable, for the dropped uid)."""
     folder = tmp_path / 'tmp'
     folder.mkdir()
     os.chmod(tmp_path, 0o755)
     os.chmod(folder, 0o755)
     return folder
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    return private_tmp(tmp_path)
 
 
 def sleeping_submission(tmp_path):

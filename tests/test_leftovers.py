@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import psutil
 import pytest
@@ -17,8 +16,8 @@ import pytest
 from gradertest import ROOT
 from grader.sandbox import cgroups, leftovers
 
-from test_interrupts import (alive, copies_hold, grader, marked_groups, sandboxed, scratch,
-                             sleeping_submission, wait_until)  # noqa: F401 (fixture)
+from test_interrupts import (alive, copies_hold, grader, marked_groups, private_tmp, sandboxed,
+                             sleeping_submission, wait_until)
 
 
 def dead_owner():
@@ -133,7 +132,8 @@ def test_a_dead_runs_cgroups_are_emptied_and_removed_a_live_runs_are_not(cgroup_
                 os.rmdir(folder)
 
 
-def test_the_next_run_of_any_kind_removes_what_a_killed_run_left(tmp_path, scratch):
+def test_the_next_run_of_any_kind_removes_what_a_killed_run_left(tmp_path):
+    scratch = private_tmp(tmp_path)
     proc = grader('grade', sleeping_submission(tmp_path), tmp=scratch)
     wait_until(copies_hold(scratch, 'tictactoe.py'), proc)
     wait_until(sandboxed(proc), proc)
