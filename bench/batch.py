@@ -1,6 +1,6 @@
 """Batch grading throughput: submissions per minute and parallel efficiency.
 
-    python bench/batch.py [--size N] [--seed S] [--skip-dask]
+    python bench/batch.py [--size N] [--seed S] [--skip-dask] [--hanging SHARE]
 
 Grades one generated class (see :func:`make_class`) four times into fresh
 output folders: a local pool of 1 worker, a local pool of 2 workers, a
@@ -9,6 +9,11 @@ per minute (grading phase only, as the batch reports it; and end to end,
 with intake, start-up and outputs) and the parallel efficiency
 ``rate(2 workers) / (2 x rate(1 worker))``.  Every run must give every
 submission the same verdict, so speed is never bought with a wrong grade.
+
+Then the same class with a share of its tic-tac-toe hand-ins replaced by
+ones that hang in every call (:data:`HANGS`: half sleep, half loop) is
+graded by the local pool of 2, beside the clean class's figure: once hangs
+end early (``time_limit.stop_after_timeouts``) the gap should be small.
 Not a timed test: the figures depend on the machine and its load.
 """
 import argparse
@@ -28,6 +33,12 @@ if str(ROOT) not in sys.path:
 
 REFERENCE_FILES = {'tictactoe': 'tictactoe.py', 'connect4': 'connect4.py',
                    'eightpuzzle': 'eightpuzzle.py'}
+
+HANGS = {
+    'sleeps': 'import time\n\ndef Minimax(board, maximizing, player):\n    time.sleep(3600)\n',
+    'loops': 'def Minimax(board, maximizing, player):\n    while True:\n        pass\n',
+}
+"""Tic-tac-toe hand-ins that hang in every call: waiting (wall clock) and computing (CPU)."""
 
 
 def variants(policy):
@@ -117,6 +128,21 @@ def make_class(folder, size, policy, seed=2024, fill=None, second_share=0.15):
     return made
 
 
+def add_hangs(folder, share, seed=2024):
+    """Replace the tic-tac-toe file of ``share`` of the students in ``folder`` (at least
+    one) by one of :data:`HANGS`, in turn; the students changed, by kind."""
+    rng = random.Random(seed)
+    students = sorted(p for p in Path(folder).iterdir() if (p / 'tictactoe.py').is_file())
+    chosen = rng.sample(students, max(1, round(share * len(students))))
+    kinds = sorted(HANGS)
+    made = {}
+    for i, student in enumerate(sorted(chosen)):
+        kind = kinds[i % len(kinds)]
+        (student / 'tictactoe.py').write_text(HANGS[kind])
+        made[student.name] = kind
+    return made
+
+
 def zip_class(folder, archive):
     """Zip a class folder as Moodle does (one folder per student at the top)."""
     folder = Path(folder)
@@ -144,6 +170,9 @@ def main(argv=None):
     parser.add_argument('--size', type=int, default=60, help='students in the class (default 60)')
     parser.add_argument('--seed', type=int, default=2024)
     parser.add_argument('--skip-dask', action='store_true')
+    parser.add_argument('--hanging', type=float, default=0.1, metavar='SHARE',
+                        help='share of hand-ins that hang, for the figure with hangs '
+                             '(default 0.1; 0 leaves it out)')
     args = parser.parse_args(argv)
 
     from grader import config
@@ -178,8 +207,34 @@ def main(argv=None):
             print(f'{label:<20}{workers:>8}{rate:>13.1f}{summary.planned / total * 60:>16.1f}'
                   f'{summary.seconds:>9.1f}{efficiency:>12}')
         print('verdicts identical across all runs')
+        if args.hanging:
+            import shutil as copier
+            copier.copytree(work / 'class', work / 'hanging')
+            hanging = add_hangs(work / 'hanging', args.hanging, seed=args.seed)
+            source = zip_class(work / 'hanging', work / 'hanging.zip')
+            summary, total, verdicts = run_once(policy, source, work / 'out-hanging',
+                                                executors.LocalPool(policy, 2))
+            took = _seconds(work / 'out-hanging', hanging)
+            rate = summary.planned / summary.seconds * 60
+            clean = rates[('local pool', 2)]
+            print(f'with hangs: {len(hanging)} of {args.size} hand-ins hang in every call; '
+                  f'local pool x2: {rate:.1f}/min against {clean:.1f}/min clean '
+                  f'({rate / clean:.0%}); seconds per hanging hand-in: '
+                  + ', '.join(f'{kind} {seconds:.1f}' for kind, seconds in took))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _seconds(out, students):
+    """``[(kind, grading seconds)]`` of the students ``{Moodle folder name: kind}``."""
+    from grader.batch import gradebook
+    took = []
+    with gradebook.Gradebook(out) as book:
+        for name, kind in sorted(students.items(), key=lambda item: item[1]):
+            key = name.split('_')[1]            # the participant id is the key
+            took += [(kind, row['seconds']) for row in book.history(key)
+                     if row['current'] and row['seconds'] is not None]
+    return took
 
 
 if __name__ == '__main__':

@@ -287,7 +287,8 @@ def bench_instrumentation(repeats):
 
 
 def bench_batch(repeats):
-    """4. Batch throughput and parallel efficiency (bench/batch.py, local pool)."""
+    """4. Batch throughput and parallel efficiency (bench/batch.py, local pool), and with
+    hanging hand-ins beside the clean class."""
     _, proc = timed([sys.executable, str(ROOT / 'bench' / 'batch.py'), '--size', '20'])
     return [('4. batch (bench/batch.py --size 20)', ' '.join(line.split()), '')
             for line in proc.stdout.splitlines() if line.strip()]
@@ -324,10 +325,47 @@ def bench_parallel_verdicts(repeats):
              f'{f:.2f} s vs {q:.2f} s', f'identical verdicts in every run ({q / f:.2f}x faster)')]
 
 
+HANGING_ENTRIES = {'tictactoe.py': ['Minimax'],
+                   'connect4.py': ['ConnectFour.alphabetapruning', 'ConnectFour.minimax',
+                                   'ConnectFour.searchingfunction', 'ConnectFour.evaluation'],
+                   'eightpuzzle.py': ['EightPuzzle.Astar'],
+                   'src/citymap.py': ['CityMap.search']}
+HANG_BODIES = {'sleeps': 'import time\n    time.sleep(3600)', 'loops': 'while True:\n        pass'}
+
+
+def hanging_folder(tmp, kind, files):
+    """The reference solutions of ``files``, every graded entry point made to hang."""
+    folder = Path(tmp) / f'hang-{kind}-{len(files)}'
+    for relative in files:
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        lines = [REFERENCE[relative].read_text(),
+                 f'\ndef _hang(*args, **kwargs):\n    {HANG_BODIES[kind]}\n']
+        lines += [f'{entry} = _hang\n' for entry in HANGING_ENTRIES[relative]]
+        target.write_text(''.join(lines))
+    return folder
+
+
+def bench_hangs(repeats):
+    """Issue 17: seconds of `grader grade` on submissions whose every call hangs (once each)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ('sleeps', 'loops'):
+            for files, label in ((['tictactoe.py'], 'tic-tac-toe only'),
+                                 (list(REFERENCE), 'all four exercises, --assignment all')):
+                folder = hanging_folder(tmp, kind, files)
+                seconds, results = grade_json(folder, ['--assignment', 'all'])
+                results = results if isinstance(results, list) else [results]
+                assert all(r['score'] == 0 for r in results), 'a hanging submission scored'
+                rows.append((f'hangs: grade, every call {kind}, {label}', f'{seconds:.1f} s',
+                             'score 0; target under 60 s'))
+    return rows
+
+
 BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency, 'share': bench_overhead_share,
               'routes': bench_route_queries, 'batch': bench_batch,
               'start': bench_start_cost, 'instrument': bench_instrumentation,
-              'parallel': bench_parallel_verdicts}
+              'parallel': bench_parallel_verdicts, 'hangs': bench_hangs}
 
 
 def main(argv=None):

@@ -123,20 +123,35 @@ def _named_command(argv):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    light = _named_command(argv) in CORE_COMMANDS
-    args = parser(light).parse_args(argv)
-    if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
-        args = parser().parse_args(argv)
-    try:
-        return command(args.command)(args)
-    except UserError as error:
-        print(f'grader: error: {error}', file=sys.stderr)
-        _prairielearn_ungradable(args, error)
-        return 2
-    except KeyboardInterrupt:
-        print('grader: interrupted', file=sys.stderr)
-        return 130
+    from grader.sandbox import interrupts
+    args = None
+    with interrupts.handling(program=argv is None):   # SIGINT, SIGTERM: sandbox.interrupts
+        try:
+            argv = sys.argv[1:] if argv is None else list(argv)
+            light = _named_command(argv) in CORE_COMMANDS
+            args = parser(light).parse_args(argv)
+            if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
+                args = parser().parse_args(argv)
+            _sweep_leftovers(args)
+            return command(args.command)(args)
+        except UserError as error:
+            print(f'grader: error: {error}', file=sys.stderr)
+            if args is not None:
+                _prairielearn_ungradable(args, error)
+            return 2
+        except KeyboardInterrupt as stop:
+            code = interrupts.finish(stop)
+            print(f'grader: interrupted by {interrupts.describe(stop)}; every sandboxed child '
+                  'was stopped and its private copy removed', file=sys.stderr)
+            return code
+
+
+def _sweep_leftovers(args):
+    """Remove what killed grader runs left behind, saying so in one line (sandbox.leftovers)."""
+    from grader.sandbox import leftovers
+    swept = leftovers.sweep()
+    if swept and not getattr(args, 'quiet', False):
+        print(f'grader: note: {swept.sentence()}', file=sys.stderr)
 
 
 def _prairielearn_ungradable(args, error):
@@ -172,7 +187,10 @@ def _grade_started(args, include_hidden):
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
-    document = config.read(args.config)
+    document = config.read(args.config, graded=args.path)   # never the graded folder's own
+    note = config.ignored_note(args.path, document[0])
+    if note and not args.quiet:
+        print(f'grader: note: {note}', file=sys.stderr)
     sandbox = config.sandbox_settings(document[1])
     isolation = layers.detect(sandbox)
     spare.start(isolation, sandbox)

@@ -45,6 +45,8 @@ class ExerciseSettings:
     generated: dict = field(default_factory=dict)
     """``count`` positions drawn at grading time for the official grade, and the
     options the oracle's ``generate`` reads."""
+    stop_after_timeouts: int = 3
+    """After this many cases in a row time out, the exercise's other cases are not run (0: never)."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -117,14 +119,23 @@ class Policy:
         return None
 
 
-def find(explicit=None, start=None):
-    """Locate grading.yaml: ``--config``, $GRADER_CONFIG, upward from cwd, the checkout."""
+def find(explicit=None, start=None, graded=None):
+    """Locate grading.yaml: ``--config``, $GRADER_CONFIG, upward from cwd, the checkout.
+
+    The upward search passes over ``graded``, the folder being graded, and
+    every folder inside it: a submission's own grading.yaml (which could
+    expect whatever its code returns) is never taken as the policy.  See
+    :func:`ignored` for saying so.
+    """
     if explicit:
         return Path(explicit)
     if os.environ.get('GRADER_CONFIG'):
         return Path(os.environ['GRADER_CONFIG'])
     here = Path(start or Path.cwd()).resolve()
+    skipped = Path(graded).resolve() if graded is not None else None
     for folder in (here, *here.parents):
+        if skipped is not None and (folder == skipped or skipped in folder.parents):
+            continue
         if (folder / CONFIG_NAME).is_file():
             return folder / CONFIG_NAME
     bundled = Path(__file__).resolve().parents[1] / CONFIG_NAME
@@ -133,12 +144,38 @@ def find(explicit=None, start=None):
     raise UserError(f'no {CONFIG_NAME} found here or above; pass --config PATH')
 
 
-def read(path=None):
+def ignored(graded, used):
+    """The grading.yaml of the folder being graded when it is not the policy ``used``, else None.
+
+    The command line says so in one line: a student who put one there sees
+    that it changes nothing.
+    """
+    if graded is None:
+        return None
+    own = Path(graded) / CONFIG_NAME
+    try:
+        if own.is_file() and own.resolve() != Path(used).resolve():
+            return own
+    except OSError:
+        pass
+    return None
+
+
+def ignored_note(graded, used):
+    """The one-line note for :func:`ignored`, or '' when there is nothing to say."""
+    own = ignored(graded, used)
+    if own is None:
+        return ''
+    return (f'{own} is ignored: the policy never comes from the folder being graded '
+            f'(using {used}; --config chooses another)')
+
+
+def read(path=None, graded=None):
     """The policy document at ``path`` (see :func:`find`), schema-checked: ``(path, data, where)``.
 
     Parsed and validated once per content of the file (see :mod:`grader.doccache`).
     """
-    path = find(path)
+    path = find(path, graded=graded)
 
     def mapping(data):
         if not isinstance(data, dict):
@@ -158,15 +195,16 @@ def sandbox_settings(data):
                               if k in box})
 
 
-def load(path=None, document=None):
-    """Read and validate the policy at ``path`` (see :func:`find`), or a ``document`` of :func:`read`.
+def load(path=None, document=None, graded=None):
+    """Read and validate the policy at ``path`` (see :func:`find`; ``graded`` is the folder
+    being graded, if any), or a ``document`` of :func:`read`.
 
     Checks what the schema cannot: exercise and check names against the
     plug-ins, assignments against the exercises configured.
     """
     from grader import exercises as plugins
 
-    path, data, where = document or read(path)
+    path, data, where = document or read(path, graded=graded)
     root = path.resolve().parent
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
@@ -201,7 +239,8 @@ def load(path=None, document=None):
             checks=checks, factors=dict(limits['factors']),
             min_seconds=float(limits.get('min_seconds', 0.5)),
             own_worker=tuple(limits.get('own_worker', ())),
-            generated=dict(raw.get('generated', {})))
+            generated=dict(raw.get('generated', {})),
+            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)))
         for key in exercises[name].own_worker:
             if key not in exercises[name].factors:
                 raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '

@@ -8,6 +8,7 @@ plug-in judge every reply; then it scores the outcomes under the policy.
 Lanes of every exercise run ``jobs`` at a time.  One slow or crashing case
 fails only itself: the child is restarted and grading goes on.
 """
+import contextlib
 import copy
 import threading
 import time
@@ -20,7 +21,7 @@ from grader.errors import UserError
 from grader.exercises import base
 from grader.judging import outcomes as outcome_kinds
 from grader.model import ExerciseResult, Result
-from grader.sandbox import layers
+from grader.sandbox import layers, registry
 from grader.sandbox.session import Reply, Session
 
 LEVELS = ('advisory', 'standard', 'strong')
@@ -223,6 +224,7 @@ class ExercisePlan:
         self.lanes = []
         self.cases = []
         self.generated = {}
+        self.hangs = Hangs(settings.stop_after_timeouts)
 
     @classmethod
     def make(cls, run, name, submission_dir, content=None):
@@ -271,6 +273,9 @@ class ExercisePlan:
             result.error = f'{wanted} not found'
             return result
         main = lane_results[0]
+        if main.stopped_early:     # the other lanes' cases are not run either (see Hangs)
+            for lane, done in zip(self.lanes[1:], lane_results[1:]):
+                done.outcomes = lane.not_run(run)
         problem = main.problem
         result.warnings = main.warnings
         if problem:
@@ -323,6 +328,67 @@ class LaneResult:
         self.import_seconds = 0.0
         self.starts = 0
         self.output = ''
+        self.stopped_early = False
+
+
+class Hangs:
+    """Hangs end early: after ``stop_after_timeouts`` cases in a row of an exercise's
+    main lane time out, its remaining cases are not run.
+
+    They fail as time-outs whose message is :data:`NOT_RUN`, judged like the
+    time-outs waiting would have given, so a submission whose every call
+    sleeps, waits for input or loops gets the same score in the time of a few
+    limits instead of one per case.  The cases of the exercise's other lanes
+    (own workers) fail the same way once the main lane has stopped, whatever
+    they did meanwhile, and their children are stopped at once: the verdicts
+    depend on the main lane's cases alone, never on timing or ``--jobs``.
+    Only cases with calls count; one that answers starts the count again.
+    """
+
+    NOT_RUN = 'not run: earlier cases timed out'
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.stopped = threading.Event()
+        self._others = set()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def reply(cls):
+        return Reply(status='timeout', kind='not run', error=cls.NOT_RUN)
+
+    def skips(self, lane, in_a_row):
+        """Whether ``lane``'s next case is not run."""
+        if not self.limit:
+            return False
+        return in_a_row >= self.limit if lane.main else self.stopped.is_set()
+
+    def count(self, lane, in_a_row, replies):
+        """The count of cases in a row timed out after one with ``replies``; stops the
+        exercise when the main lane reaches the limit."""
+        if not replies:
+            return in_a_row
+        in_a_row = in_a_row + 1 if any(r.status == 'timeout' for r in replies) else 0
+        if lane.main and self.limit and in_a_row >= self.limit and not self.stopped.is_set():
+            self.stopped.set()
+            with self._lock:
+                for session in self._others:
+                    registry.kill_child(session)
+        return in_a_row
+
+    @contextlib.contextmanager
+    def watching(self, lane, session):
+        """While an other lane's ``session`` grades, a stop of the main lane ends its child."""
+        if lane.main:
+            yield
+            return
+        with self._lock:
+            self._others.add(session)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._others.discard(session)
 
 
 class Lane:
@@ -342,10 +408,24 @@ class Lane:
         self.plan, self.cases, self.main = plan, cases, main
 
     def run(self, run, submission_dir):
-        done = self._attempt(run, submission_dir, early=True)
+        # A lane of its own holds a long case: called early, under the smallest limit,
+        # it would only time out and start again; it waits for the unit instead (its
+        # child starts and imports the module meanwhile).
+        done = self._attempt(run, submission_dir, early=self.main)
         if done is None:       # a call timed out under its smaller, early limit
             done = self._attempt(run, submission_dir, early=False)
         return done
+
+    def not_run(self, run):
+        """``[(case index, outcomes)]`` of this lane's cases judged as not run (see :class:`Hangs`)."""
+        settings, plugin = self.plan.settings, self.plan.plugin
+        judged = []
+        for index, case, requests in self.cases:
+            replies = [Hangs.reply() for _ in requests]
+            for reply, request in zip(replies, requests):
+                reply.limit = settings.limit(request.limit_key, run.unit)
+            judged.append((index, judged_case(plugin, case, replies, settings)))
+        return judged
 
     def _attempt(self, run, submission_dir, early):
         """A :class:`LaneResult`, or None when ``early`` and an early call timed out."""
@@ -362,7 +442,8 @@ class Lane:
         with Session(submission_dir, plan.relpath, plugin.probe,
                      options=plugin.child_options(settings), isolation=run.isolation,
                      settings=run.policy.sandbox, load_seconds=import_limit,
-                     cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session:
+                     cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session, \
+                plan.hangs.watching(self, session):
             # The plug-in's reply check compiles (once) while the child imports the module.
             loaded = session.start(meanwhile=lambda: plugin.observation_validator.compile())
             if unit is None and _import_stopped(loaded) and \
@@ -379,11 +460,16 @@ class Lane:
                 done.load_outcomes = plugin.load_outcomes(loaded, settings)
             # The main lane reports a failed import once, for the whole exercise.
             cases = [] if self.main and done.problem else self.cases
+            in_a_row = 0            # cases timed out in a row (see Hangs)
             for index, case, case_requests in cases:
+                registry.check()    # interrupted: no further case
                 replies = []
+                not_run = plan.hangs.skips(self, in_a_row)
                 for request in case_requests:
                     if done.problem:
                         reply = Reply(status='error', error=done.problem)
+                    elif not_run:
+                        reply = Hangs.reply()
                     else:
                         unit = run.unit_if_measured() if early else run.unit
                         limit = (settings.limit(request.limit_key, unit) if unit is not None
@@ -399,18 +485,20 @@ class Lane:
                     done.elapsed += reply.cpu
                     done.wall += reply.wall
                     replies.append(reply)
+                in_a_row = plan.hangs.count(self, in_a_row, replies)
                 answered.append((index, case, replies, case_requests))
+            done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
             done.output = session.output()
             done.starts = session.starts
             session.request_exit()     # the child exits while the parent judges
             for index, case, replies, case_requests in answered:
                 for reply, request in zip(replies, case_requests):
                     reply.limit = settings.limit(request.limit_key, run.unit)
-                done.outcomes.append((index, judged(plugin, case, replies, settings)))
+                done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
 
 
-def judged(plugin, case, replies, settings):
+def judged_case(plugin, case, replies, settings):
     """The plug-in's outcomes for one case; a judge that fails fails the case, not the run.
 
     Each outcome gets a kind: the judge's own, else the kind of the reply's

@@ -10,15 +10,35 @@ enough::
 Items are ``<exercise file>::<check>`` (``tictactoe.py::values``), so ``-k``,
 ``--junitxml``, IDE test runners and pytest-timeout work as with any test.
 An item passes iff its check passed; a check worth no points (information,
-such as ``pruning``) that did not pass is reported as xfailed instead of
-failed.  Points are recorded as the item's ``points``/``max_points``
-properties (they appear in ``--junitxml``) and summed up in the terminal
-summary with the course policy's explanation.
+such as ``pruning``) that did not pass is reported as xfailed (in JUnit
+XML a skip, never a failure), and one with no cases here (switched off in
+grading.yaml) as skipped.  Points are recorded as the item's
+``points``/``max_points`` properties (they appear in ``--junitxml``) and
+summed up in the terminal summary with the course policy's explanation.
+Every assignment whose files the folder holds is graded, as by ``grader
+check``; ``--grader-assignment`` picks one.
 
-Student code never runs in the pytest process: the first item that runs
-grades the selected exercises once, through :func:`grader.engine.grade`
-and its sandboxed child, and every item reads that cached result.  The
-grading time therefore falls on the first item (mind a per-test timeout).
+Nothing of the submission runs or is read as configuration in the pytest
+process:
+
+- the items are made from the policy, not by collecting the submission
+  folder: pytest never imports a file of it, and never enters it when it
+  collects other arguments;
+- no ``conftest.py`` is loaded (as ``--noconftest``), and the folder leaves
+  ``sys.path`` (``python -m pytest`` puts the working folder there);
+- the policy is never the folder's own ``grading.yaml``;
+- the first item that runs grades the selected exercises once, through
+  :func:`grader.engine.grade_many` and its sandboxed children, and every
+  item reads that cached result (the grading time falls on the first item:
+  mind a per-test timeout).
+
+pytest itself reads ``pytest.ini``, ``pyproject.toml`` and the like (and the
+plug-ins they name) from the folder it runs in, or from the folders given as
+arguments, before any plug-in loads: an instructor or CI grades with
+``pytest --grader-submission PATH`` from another folder, without PATH as an
+argument (or with ``grader grade``), and the plug-in refuses to grade when
+pytest has read the submission's own configuration from elsewhere.  Inside a
+student's own folder it is the student's own pytest.
 
 Activation: ``--grader-submission``, the ini option ``grader_submission``, or
 automatically when pytest runs in a folder without tests of its own that
@@ -27,9 +47,12 @@ nothing.  Importing this module is cheap: the grader is imported only when
 the plug-in is active.  ``-p no:grader`` turns it off entirely.
 """
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+_FOLDER = pytest.StashKey()
 
 
 def pytest_addoption(parser):
@@ -37,42 +60,99 @@ def pytest_addoption(parser):
     group.addoption('--grader-submission', metavar='PATH',
                     help='grade the submission folder PATH: one item per check')
     group.addoption('--grader-assignment', metavar='NAME',
-                    help='the assignment (default: picked from the files found)')
+                    help='the assignment (default: every one whose files are found)')
     group.addoption('--grader-config', metavar='FILE',
-                    help='grading.yaml to use (default: $GRADER_CONFIG, or found upward)')
+                    help='grading.yaml to use (default: $GRADER_CONFIG, or found upward, '
+                         'never in the submission folder)')
     group.addoption('--grader-hidden', action='store_true',
                     help='also grade hidden checks whose fixture files are present '
                          '(as `grader grade`; default: public checks, as `grader check`)')
     parser.addini('grader_submission', 'submission folder to grade (relative to the ini file)')
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Decide, before any conftest.py is loaded, whether a submission is graded; if so,
+    load none (the submission's would run here) and keep its folder off ``sys.path``."""
+    folder = _submission_folder(early_config)
+    if folder is not None:
+        early_config.known_args_namespace.noconftest = True
+        early_config.stash[_FOLDER] = folder
+        _leave_sys_path(folder)
+
+
 def pytest_configure(config):
-    folder = _submission_folder(config)
+    folder = config.stash.get(_FOLDER, None)
     if folder is None:
         return
+    _leave_sys_path(folder)       # pytest's own `pythonpath` entries included
+    inipath = getattr(config, 'inipath', None)
+    if inipath and _inside(Path(inipath).resolve(), folder) and \
+            not _inside(Path(config.invocation_params.dir).resolve(), folder):
+        raise pytest.UsageError(
+            f"grader: pytest read {inipath}, the submission's own configuration, before any "
+            'plug-in: run pytest from another folder with --grader-submission, without the '
+            'submission folder as an argument (or use grader grade)')
     grading = Grading(config, folder)
     if not grading.located:
         raise pytest.UsageError(f'grader: no exercise file found in {folder} '
                                 f'(looked for {grading.expected_files})')
     config.pluginmanager.register(grading, 'grader-grading')
     source = getattr(config, 'args_source', None)
-    if source is not None and source != config.ArgsSource.ARGS:
-        config.args = [str(folder)]          # collect the submission, not testpaths
+    if source is not None and source == config.ArgsSource.ARGS:
+        config.args = [a for a in config.args if not _inside(Path(a).resolve(), folder)]
+    else:
+        config.args = []                     # nothing else to collect: grade only
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Never collect (import) anything in the submission folder."""
+    folder = config.stash.get(_FOLDER, None)
+    if folder is not None and _inside(Path(collection_path).resolve(), folder):
+        return True
+    return None
+
+
+def _inside(path, folder):
+    return path == folder or folder in path.parents
+
+
+def _leave_sys_path(folder):
+    """Take ``folder`` (and the working folder's '' when it is that folder) off ``sys.path``."""
+    def same(entry):
+        try:
+            return Path(entry or os.getcwd()).resolve() == folder
+        except OSError:
+            return False
+    sys.path[:] = [entry for entry in sys.path if not same(entry)]
+
+
+def _option(config, name):
+    """A command-line option, also before the command line is parsed in full."""
+    namespace = getattr(config, 'known_args_namespace', None)
+    if namespace is not None and hasattr(namespace, name):
+        return getattr(namespace, name)
+    return config.getoption(name)
 
 
 def _submission_folder(config):
     """The folder to grade, or None when the plug-in was not asked for."""
-    option = config.getoption('grader_submission')
+    option = _option(config, 'grader_submission')
     if option:
         folder = Path(option).resolve()
     elif config.getini('grader_submission'):
         base = config.inipath.parent if config.inipath else config.rootpath
         folder = (base / config.getini('grader_submission')).resolve()
     else:
-        here = Path(config.invocation_params.dir)
-        if not _looks_like_submission(here) or not _knows_files(config, here):
+        here = Path(config.invocation_params.dir).resolve()
+        if not _looks_like_submission(here):
             return None
-        return here.resolve()
+        kept = list(sys.path)
+        _leave_sys_path(here)     # the policy is read without the folder's own modules
+        if _knows_files(config, here):
+            return here
+        sys.path[:] = kept
+        return None
     if not folder.is_dir():
         raise pytest.UsageError(f'grader: {folder} is not a folder (pass the submission folder)')
     return folder
@@ -103,7 +183,7 @@ def _knows_files(config, folder):
 
 
 class Grading:
-    """The plug-in's state for one pytest session: policy, files, one result."""
+    """The plug-in's state for one pytest session: policy, files, one result per assignment."""
 
     def __init__(self, config, folder):
         from grader import config as policies
@@ -112,79 +192,95 @@ class Grading:
         from grader.errors import UserError
 
         self.config, self.folder = config, folder
-        self.include_hidden = config.getoption('grader_hidden')
+        self.include_hidden = _option(config, 'grader_hidden')
         try:
-            self.policy = policies.load(config.getoption('grader_config'))
-            self.assignment = engine.pick_assignment(self.policy, folder,
-                                                     config.getoption('grader_assignment'))
+            self.policy = policies.load(_option(config, 'grader_config'), graded=folder)
+            self.assignments = engine.pick_assignments(
+                self.policy, folder, _option(config, 'grader_assignment') or engine.ALL)
         except UserError as error:
             raise pytest.UsageError(f'grader: {error}') from None
+        self.ignored = policies.ignored_note(folder, self.policy.path)
+        names = list(dict.fromkeys(n for a in self.assignments for n in a.exercises))
         self.located = {}
-        for name in self.assignment.exercises:
+        for name in names:
             relpath = plugins.get(name).locate(folder, self.policy.exercises[name])
             if relpath:
                 self.located[name] = relpath
-        self.by_path = {(folder / rel).resolve(): name for name, rel in self.located.items()}
-        self.expected_files = ', '.join(f for n in self.assignment.exercises
-                                        for f in self.policy.exercises[n].files)
+        self.expected_files = ', '.join(f for n in names for f in self.policy.exercises[n].files)
         self.selected = None
-        self._result = None
+        self._results = None
         self._error = None
 
     # -- collection ------------------------------------------------------
-    def pytest_collect_file(self, file_path, parent):
-        name = self.by_path.get(Path(file_path).resolve())
-        if name is not None:
-            return ExerciseFile.from_parent(parent, path=Path(file_path), exercise=name)
-        return None
-
-    @pytest.hookimpl(trylast=True)
+    @pytest.hookimpl(tryfirst=True)      # before -k and -m deselect
     def pytest_collection_modifyitems(self, session, config, items):
-        self.selected = [n for n in self.assignment.exercises
-                         if any(isinstance(i, CheckItem) and i.exercise == n for i in items)]
+        for name, relpath in self.located.items():
+            path = self.folder / relpath
+            nodeid = os.path.relpath(path, config.rootpath).replace(os.sep, '/')
+            exercise = ExerciseFile.from_parent(session, path=path, nodeid=nodeid, exercise=name)
+            items.extend(exercise.collect())
 
     # -- grading ---------------------------------------------------------
-    def result(self):
-        """The graded result of the selected exercises (graded on first use)."""
-        if self._result is None and self._error is None:
+    def result(self, session):
+        """The graded results of the selected exercises (graded on first use)."""
+        if self._results is None and self._error is None:
             from grader import calibrate, engine
             from grader.errors import UserError
+            self.selected = [n for n in self.located
+                             if any(isinstance(i, CheckItem) and i.exercise == n
+                                    for i in session.items)]
             try:
                 # measured in a process of its own while the first child starts
                 calibrate.start(self.policy.calibration_repeats)
                 run = engine.Run(self.policy, include_hidden=self.include_hidden,
                                  jobs=os.cpu_count() or 1)   # as `grader check` does
-                result = engine.grade(self.policy, self.folder, assignment=self.assignment.name,
-                                      run=run, only=self.selected or None)
-                self._result = result
+                self._results = engine.grade_many(
+                    self.policy, self.folder, [a.name for a in self.assignments], run=run,
+                    only=self.selected or None)
             except UserError as error:
                 self._error = f'grader: {error}'
             except BaseException as error:  # a timeout or interrupt: do not grade again
                 self._error = f'grading did not finish ({type(error).__name__})'
                 raise
+            finally:
+                calibrate.discard()
         if self._error:
             raise GradingError(self._error)
-        return self._result
+        return self._results
+
+    def exercise(self, session, name):
+        for result in self.result(session):
+            for exercise in result.exercises:
+                if exercise.name == name:
+                    return exercise
+        raise GradingError(f'grader: {name} was not graded')
 
     # -- reporting -------------------------------------------------------
     def pytest_report_header(self, config):
         graded = ', '.join(f'{rel} ({name})' for name, rel in self.located.items())
         kind = 'hidden checks included' if self.include_hidden else 'public checks'
-        return [f'grader: assignment {self.assignment.name}; {graded}; {kind}']
+        names = ', '.join(a.name for a in self.assignments)
+        lines = [f'grader: assignment {names}; {graded}; {kind}']
+        if self.ignored:
+            lines.append(f'grader: {self.ignored}')
+        return lines
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
-        if self._result is None:
+        if self._results is None:
             return
         from grader.report import terminal
-        result = self._result
-        terminalreporter.section(f'grader: {result.assignment}')
-        if self.selected and set(self.selected) != set(self.located):
-            terminalreporter.write_line(f'only {", ".join(self.selected)} graded (selection); '
-                                        'the total covers these alone')
-        text = terminal.render(result, colour=terminalreporter.hasmarkup,
-                               show_failures=False)
-        for line in text.splitlines()[1:]:
-            terminalreporter.write_line(line)
+        for result in self._results:
+            terminalreporter.section(f'grader: {result.assignment}')
+            graded = [e.name for e in result.exercises if e.name in self.located]
+            if self.selected and set(self.selected) != set(self.located):
+                terminalreporter.write_line(f'only {", ".join(self.selected)} graded '
+                                            '(selection); the total covers these alone')
+            elif not graded:
+                continue
+            text = terminal.render(result, colour=terminalreporter.hasmarkup,
+                                   show_failures=False)
+            for line in text.splitlines()[1:]:
+                terminalreporter.write_line(line)
 
 
 class GradingError(Exception):
@@ -196,7 +292,7 @@ class CheckFailed(Exception):
 
 
 class ExerciseFile(pytest.File):
-    """The student's exercise file: one item per configured check."""
+    """The student's exercise file: one item per configured check (never imported)."""
 
     def __init__(self, *, exercise, **kwargs):
         super().__init__(**kwargs)
@@ -218,9 +314,11 @@ class CheckItem(pytest.Item):
 
     def runtest(self):
         grading = self.config.pluginmanager.get_plugin('grader-grading')
-        result = grading.result()
-        exercise = result.exercise(self.exercise)
-        check = next(c for c in exercise.checks if c.name == self.check)
+        exercise = grading.exercise(self.session, self.exercise)
+        check = next((c for c in exercise.checks if c.name == self.check), None)
+        if check is None:   # an information check without cases (switched off in grading.yaml)
+            pytest.skip(f'{self.check}: not run (no cases; an information check switched off '
+                        'in grading.yaml)')
         self.user_properties += [('points', check.score), ('max_points', check.max_score)]
         if check.passed:
             return

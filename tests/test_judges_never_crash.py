@@ -123,7 +123,7 @@ def test_schema_valid_replies_never_make_a_judge_raise(name):
             else:
                 replies.append(Reply(status=data.draw(FAILED), error='x', limit=1.0))
         outcomes = plugin.judge(case, replies, settings_)      # must not raise
-        for outcome in engine.judged(plugin, case, replies, settings_):
+        for outcome in engine.judged_case(plugin, case, replies, settings_):
             assert outcome.check in checks
             assert kinds.kind_of(outcome) in kinds.KINDS
         assert all(o.check in checks for o in outcomes)
@@ -144,7 +144,7 @@ def test_arbitrary_json_is_refused_by_the_schema_or_judged(name):
                          limit=1.0) if valid else Reply(status='invalid', error='shape',
                                                         limit=1.0)
                    for _ in plugin.requests(case, settings_)]
-        for outcome in engine.judged(plugin, case, replies, settings_):
+        for outcome in engine.judged_case(plugin, case, replies, settings_):
             assert kinds.kind_of(outcome) in kinds.KINDS
     run()
 

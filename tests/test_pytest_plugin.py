@@ -134,3 +134,39 @@ def test_a_folder_without_exercise_files_is_a_usage_error(workdir):
     done, _ = pytest_run(workdir, f'--grader-submission={empty}', f'--grader-config={CONFIG}')
     assert done.returncode == 4, done.stdout + done.stderr
     assert 'no exercise file found' in done.stderr
+
+
+HANDOUT = {
+    'tictactoe.py': ROOT / 'tests' / 'submissions' / 'tictactoe' / 'minimax_make_undo.py',
+    'connect4.py': ROOT / 'tests' / 'submissions' / 'connect4' / 'alphabeta_make_unmake.py',
+    'eightpuzzle.py': ROOT / 'tests' / 'submissions' / 'eightpuzzle' / 'handout_style.py',
+    'src/citymap.py': ROOT / 'tests' / 'submissions' / 'travel' / 'astar_priorityqueue' / 'src'
+                      / 'citymap.py',
+}
+
+
+def test_all_four_exercises_and_information_checks_are_never_failures(workdir):
+    """Each exercise of both assignments gets its items; a switched-off information check
+    (connect four's plays_well) is skipped, a failed one xfailed: neither fails in JUnit."""
+    folder = workdir / 'submission'
+    for relative, source in HANDOUT.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, folder / relative)
+    done, _ = pytest_run(workdir, f'--grader-submission={folder}', f'--grader-config={CONFIG}',
+                         '--junitxml=report.xml', '-rs')
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = {(c.get('classname').split('.')[-1], c.get('name')):
+             [child.tag for child in c if child.tag in ('failure', 'error', 'skipped')]
+             for c in ET.parse(workdir / 'report.xml').getroot().iter('testcase')}
+    assert {exercise for exercise, _ in cases} == {'tictactoe', 'connect4', 'eightpuzzle',
+                                                   'citymap'}
+    assert not [case for case, kinds in cases.items() if 'failure' in kinds or 'error' in kinds]
+    from grader import config
+    policy = config.load(CONFIG)
+    for exercise, name in cases:
+        settings = policy.exercises['travel' if exercise == 'citymap' else exercise]
+        if cases[(exercise, name)]:          # skipped or xfailed: only information checks
+            assert settings.points(name) == 0, (exercise, name)
+    assert cases[('connect4', 'plays_well')] == ['skipped']
+    assert 'plays_well: not run' in done.stdout
+    assert 'grader: oulu-exercise-1' in done.stdout and 'grader: routeplanner' in done.stdout

@@ -4,7 +4,6 @@ Wired into :mod:`grader.cli` by :func:`add_parsers` and :data:`COMMANDS`.
 """
 import argparse
 import os
-import signal
 import sys
 from pathlib import Path
 
@@ -96,18 +95,19 @@ def _settings(args, policy):
 
 
 def _interruptible(run):
-    """Run ``run()`` with SIGTERM handled like Ctrl-C."""
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        return run()
-    except KeyboardInterrupt:
-        print('grader: interrupted; every result finished so far is saved. Run the same '
-              'command with --resume to grade the rest.', file=sys.stderr)
-        return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    """Run ``run()``; on SIGINT or SIGTERM (to this process or its whole group) stop the
+    workers and their children, remove every private copy, and exit 130 / 143."""
+    from grader.sandbox import interrupts, leftovers
+    with interrupts.handling():
+        try:
+            return run()
+        except KeyboardInterrupt as stop:
+            code = interrupts.finish(stop)
+            leftovers.sweep()    # what a worker stopped by force left behind
+            print(f'grader: interrupted by {interrupts.describe(stop)}; every result finished '
+                  'so far is saved. Run the same command with --resume to grade the rest.',
+                  file=sys.stderr)
+            return code
 
 
 def cmd_batch(args):
@@ -187,12 +187,16 @@ def main(argv=None):
     top = argparse.ArgumentParser(prog='grader')
     top.add_argument('--config', metavar='FILE')
     add_parsers(top.add_subparsers(dest='command', required=True))
-    args = top.parse_args(argv)
-    try:
-        return COMMANDS[args.command](args)
-    except UserError as error:
-        print(f'grader: error: {error}', file=sys.stderr)
-        return 2
+    from grader.sandbox import interrupts
+    with interrupts.handling(program=argv is None):
+        args = top.parse_args(argv)
+        try:
+            from grader.cli import _sweep_leftovers
+            _sweep_leftovers(args)
+            return COMMANDS[args.command](args)
+        except UserError as error:
+            print(f'grader: error: {error}', file=sys.stderr)
+            return 2
 
 
 if __name__ == '__main__':

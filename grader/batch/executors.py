@@ -42,8 +42,10 @@ class LocalPool:
         return f'{self.workers} local worker process(es)'
 
     def _pool(self):
+        from grader.batch import worker
         return cf.ProcessPoolExecutor(max_workers=self.workers,
-                                      mp_context=multiprocessing.get_context('spawn'))
+                                      mp_context=multiprocessing.get_context('spawn'),
+                                      initializer=worker.start, initargs=(os.getpid(),))
 
     def grade(self, jobs):
         from grader.batch import worker
@@ -99,30 +101,40 @@ class LocalPool:
             _stop(pool, at_once=not finished)
 
 
-STOP_GRACE_SECONDS = 3.0
-"""How long interrupted workers get to leave on their own (closing their
-sandboxes and removing the private copies) before they are terminated."""
+STOP_GRACE_SECONDS = 1.5
+"""How long stopped workers get to close their sandboxes and remove their private
+copies before they are killed (what a killed one leaves, the batch then removes)."""
 
 
 def _stop(pool, at_once):
     """Shut a pool down; ``at_once`` after an interruption (running jobs are dropped).
 
-    Workers interrupted with the batch (Ctrl-C reaches the whole process
-    group) unwind their grading and then take the pool's order to exit; only
-    those still running after :data:`STOP_GRACE_SECONDS` are terminated,
-    which leaves their private copies behind.
+    Interrupted, every worker is sent SIGTERM by this process, whether the
+    signal reached the whole process group (Ctrl-C) or this process alone
+    (``kill PID``, a job scheduler): each stops its sandboxed children,
+    removes its private copies and exits (see
+    :func:`grader.sandbox.interrupts.worker_handling`).  Those still running
+    after :data:`STOP_GRACE_SECONDS` are killed, and what they leave is
+    removed here (:func:`grader.sandbox.leftovers.sweep`).
     """
     processes = list((getattr(pool, '_processes', None) or {}).values())
+    if at_once:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
     pool.shutdown(wait=not at_once, cancel_futures=True)
     if at_once:
         deadline = time.monotonic() + STOP_GRACE_SECONDS
         for process in processes:
             process.join(timeout=max(0.0, deadline - time.monotonic()))
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        for process in processes:
+        forced = [process for process in processes if process.is_alive()]
+        for process in forced:
+            process.kill()
+        for process in forced:
             process.join(timeout=5)
+        if forced:
+            from grader.sandbox import leftovers
+            leftovers.sweep()
 
 
 class DaskCluster:

@@ -52,18 +52,48 @@ def grade_remote(bundle_blob, digest, job):
     return grade(*course, job)
 
 
+def start(parent_pid):
+    """Set up a worker process of the local pool (its ``initializer``).
+
+    Ctrl-C is left to the batch's main process, which stops the workers with
+    SIGTERM; so does the kernel when the main process dies.  See
+    :func:`grader.sandbox.interrupts.worker_handling`.
+    """
+    from grader.sandbox import interrupts
+    interrupts.worker_handling(parent_pid)
+
+
 def grade(policy, run, job):
-    """Grade one job: the outcome mapping described above."""
+    """Grade one job: the outcome mapping described above.
+
+    Stopped by SIGTERM (see :func:`start`), the worker closes its sandboxes,
+    removes its private folders and exits without an outcome.
+    """
+    from grader.sandbox import interrupts
+    try:
+        with interrupts.busy():
+            return _grade(policy, run, job)
+    except KeyboardInterrupt as stop:    # everything is closed and removed by now
+        if interrupts.in_worker():
+            os._exit(interrupts.status(stop))
+        raise
+
+
+def _grade(policy, run, job):
     from grader import engine
     from grader.batch import archives
     from grader.errors import UserError
+    from grader.sandbox import cleanup, leftovers
 
     started = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix='grader-batch-') as tmp:
+        tmp = tempfile.mkdtemp(prefix=leftovers.prefix('batch'))
+        try:
             folder = archives.unpack(job['archive'], Path(tmp) / 'submission')
             result = engine.grade(policy, folder, assignment=job.get('assignment'), run=run,
                                   submitted_at=job.get('submitted_at') or None)
+        finally:
+            cleanup.remove_and_report(tmp, 'the unpacked submission')
     except archives.Refused as error:
         return _failure('ungradable', str(error), started)
     except UserError as error:

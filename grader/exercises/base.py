@@ -171,6 +171,8 @@ class Exercise(ABC):
 
 def failure_kind(reply):
     """The outcome kind of a reply that carries no usable observation."""
+    if getattr(reply, 'kind', '') == 'not run':
+        return 'not run'
     return {'timeout': 'timeout', 'crashed': 'crash', 'invalid': 'invalid reply',
             'error': 'exception'}.get(reply.status, 'wrong answer')
 

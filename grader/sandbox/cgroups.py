@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 V2_NEEDS = 'cgroup.kill'
 
 
-def _mounts():
+def mounts():
     """{'cgroup2': mount point, '<controller>': mount point} from mountinfo."""
     found = {}
     try:
@@ -98,9 +98,9 @@ def detect():
     if not os.path.isdir('/sys/fs/cgroup'):
         support.problems.append('no /sys/fs/cgroup')
         return support
-    mounts, own = _mounts(), _own_paths()
-    if 'cgroup2' in mounts and 'cgroup2' in own:
-        base = os.path.join(mounts['cgroup2'], own['cgroup2'].lstrip('/'))
+    mounts_, own = mounts(), _own_paths()
+    if 'cgroup2' in mounts_ and 'cgroup2' in own:
+        base = os.path.join(mounts_['cgroup2'], own['cgroup2'].lstrip('/'))
         found = _probe(base, ('cgroup.procs', V2_NEEDS))
         if not found or 'cgroup.procs' not in found:
             support.problems.append(f'cgroup v2 at {base} is not writable')
@@ -111,8 +111,8 @@ def detect():
     else:
         support.problems.append('no cgroup v2 hierarchy')
     for controller in ('pids', 'memory'):
-        if controller in mounts and controller in own:
-            base = os.path.join(mounts[controller], own[controller].lstrip('/'))
+        if controller in mounts_ and controller in own:
+            base = os.path.join(mounts_[controller], own[controller].lstrip('/'))
             if 'cgroup.procs' in (_probe(base) or ()):
                 support.v1[controller] = base
     return support
@@ -124,8 +124,11 @@ class Group:
     _serial = 0
 
     def __init__(self, support, name_hint, pids_max=None, memory_bytes=None):
+        from grader.sandbox import leftovers
         Group._serial += 1
-        name = f'grader-{os.getpid()}-{Group._serial}-{name_hint}'
+        # The owner's mark first: a run killed before removing it is found by the next
+        # (grader.sandbox.leftovers).
+        name = f'{leftovers.prefix()}{Group._serial}-{name_hint}'
         self.folders = []
         self.v2 = ''
         if support.v2:
@@ -156,49 +159,92 @@ class Group:
         return [os.path.join(folder, 'cgroup.procs') for folder in self.folders]
 
     def pids(self):
-        found = set()
-        for path in self.procs_files:
-            try:
-                with open(path) as f:
-                    found.update(int(line) for line in f if line.strip())
-            except (OSError, ValueError):
-                pass
-        return found
+        return _pids(self.folders)
 
     def kill(self, wait=2.0):
         """Kill every process in the groups; True when they are empty."""
+        return _kill(self.folders, wait)[1]
+
+    def signal_now(self):
+        """Send SIGKILL to every process in the groups without waiting (safe in a signal handler)."""
         if self.v2:
             try:
                 _write(os.path.join(self.v2, 'cgroup.kill'), '1')
             except OSError:
                 pass
-        deadline = time.monotonic() + wait
-        while True:
-            left = self.pids()
-            if not left:
-                return True
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.005)
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def remove(self):
         """Kill what is left and remove the groups (best effort)."""
         self.kill()
         for folder in reversed(self.folders):
-            for _ in range(50):
-                try:
-                    os.rmdir(folder)
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+            _rmdir(folder)
         self.folders = []
+
+
+def _pids(folders):
+    found = set()
+    for folder in folders:
+        try:
+            with open(os.path.join(folder, 'cgroup.procs')) as f:
+                found.update(int(line) for line in f if line.strip())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _kill(folders, wait):
+    """Kill every process in the groups ``folders``: ``(how many were seen, all gone)``."""
+    seen = _pids(folders)
+    for folder in folders:
+        if os.path.exists(os.path.join(folder, V2_NEEDS)):
+            try:
+                _write(os.path.join(folder, V2_NEEDS), '1')
+            except OSError:
+                pass
+    deadline = time.monotonic() + wait
+    while True:
+        left = _pids(folders)
+        seen |= left
+        if not left:
+            return len(seen), True
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if time.monotonic() > deadline:
+            return len(seen), False
+        time.sleep(0.005)
+
+
+def _rmdir(folder, tries=50):
+    """Remove one (emptied) group folder; the reason when it could not be done, else ''."""
+    for attempt in range(tries):
+        try:
+            os.rmdir(folder)
+            return ''
+        except FileNotFoundError:
+            return ''
+        except OSError as error:
+            if attempt == tries - 1:
+                return f'{folder}: {error.strerror}'
+            time.sleep(0.01)
+    return ''
+
+
+def kill_folder(folder, wait=1.0):
+    """Kill every process in the group ``folder`` (of a run that is gone); how many there were."""
+    return _kill([folder], wait)[0]
+
+
+def remove_folder(folder):
+    """Remove the emptied group ``folder``: '' when done, else what stopped it."""
+    return _rmdir(folder, tries=20)
 
 
 def _write(path, text):

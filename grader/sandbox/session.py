@@ -36,7 +36,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import bundle, cgroups, cpuclock, launch, protocol, reaper
+from grader.sandbox import (bundle, cgroups, cleanup, cpuclock, launch, leftovers, protocol,
+                            reaper, registry)
 
 GRACE_SECONDS = 1.0
 """Extra wall time the parent allows beyond a call's allowance for the runner to answer."""
@@ -251,8 +252,9 @@ class Session:
         self.close()
 
     def _make_workdir(self):
-        """The private folder on the host: ``submission`` (the staged copy) and the runner's folders."""
-        self.workdir = Path(tempfile.mkdtemp(prefix='grader-'))
+        """The private folder on the host: ``submission`` (the staged copy) and the runner's
+        folders; its name marks its owner (:mod:`grader.sandbox.leftovers`)."""
+        self.workdir = Path(tempfile.mkdtemp(prefix=leftovers.prefix()))
         os.chmod(self.workdir, 0o755)
         (self.workdir / 'submission').mkdir()
 
@@ -276,6 +278,7 @@ class Session:
         :mod:`grader.sandbox.spare`) is the same as one spawned by
         :meth:`start`.
         """
+        registry.add(self)   # refused once an interrupt stops this process
         self._kill()
         if self.workdir is None:
             self._make_workdir()
@@ -330,6 +333,7 @@ class Session:
             setattr(self, name, getattr(spare, name))
         spare.workdir, spare.proc, spare.group = None, None, None
         spare._request_fd, spare._reader, spare._drains = None, None, []
+        registry.adopt(self, spare)
 
     def start(self, meanwhile=None):
         """Start a sandbox and load the student module: the load :class:`Reply`.
@@ -634,8 +638,9 @@ class Session:
                 self._kill()
             finally:
                 if self.workdir is not None:
-                    shutil.rmtree(self.workdir, ignore_errors=True)
+                    cleanup.remove_and_report(self.workdir)
                     self.workdir = None
+                registry.discard(self)
 
 
 def _timeout_message(limit, reason):

@@ -1,0 +1,129 @@
+"""Hangs end early: after ``stop_after_timeouts`` cases in a row time out, the rest are not run.
+
+The score must be the one waiting would give; a submission that times out
+now and then is graded in full; the verdicts never depend on timing.  The
+limits here are made small (``min_seconds`` 0.3 s) so that the run that waits
+for every case stays short.
+"""
+import dataclasses
+import textwrap
+import time
+
+import pytest
+import yaml
+
+from gradertest import ROOT
+from grader import engine
+
+LOOP = '''
+def Minimax(board, maximizing, player):
+    while True:
+        pass
+'''
+
+
+def quick_limits(policy, exercise, stop_after, quick=True):
+    factors = policy.exercises[exercise].factors
+    settings = dataclasses.replace(policy.exercises[exercise], min_seconds=0.3,
+                                   factors={k: 0.001 for k in factors} if quick else factors,
+                                   stop_after_timeouts=stop_after)
+    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
+
+
+def graded(policy, run, folder, exercise):
+    this_run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation, jobs=2)
+    started = time.monotonic()
+    result = engine.grade(policy, folder, run=this_run, only=[exercise]).exercise(exercise)
+    return result, time.monotonic() - started
+
+
+def verdicts(result):
+    return [(c.name, c.score, c.passed, c.cases_passed, c.cases_total) for c in result.checks]
+
+
+def failed_messages(result):
+    return {(f['case'], f['message']) for c in result.checks for f in c.failures}
+
+
+def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path):
+    folder = tmp_path / 'loops'
+    folder.mkdir()
+    (folder / 'tictactoe.py').write_text(LOOP)
+    stopping, stopping_seconds = graded(quick_limits(policy, 'tictactoe', 3), run, folder,
+                                        'tictactoe')
+    waiting, waiting_seconds = graded(quick_limits(policy, 'tictactoe', 0), run, folder,
+                                      'tictactoe')
+    assert verdicts(stopping) == verdicts(waiting) and stopping.score == waiting.score == 0
+    cases = [c['name'] for c in yaml.safe_load((ROOT / 'fixtures' / 'tictactoe.yaml')
+                                               .read_text())['cases']]
+    messages = dict(failed_messages(stopping))
+    assert all('timed out' in messages[name] and 'not run' not in messages[name]
+               for name in cases[:3])
+    assert all(messages[name] == engine.Hangs.NOT_RUN for name in cases[3:])
+    assert not any('not run' in m for _, m in failed_messages(waiting))
+    print(f'loops everywhere: {stopping_seconds:.1f} s stopping after 3, '
+          f'{waiting_seconds:.1f} s waiting for every case')
+
+
+def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
+    """The reference, except that it loops on the first two cases and on the fourth
+    (under the policy's limits, which the reference meets everywhere)."""
+    from grader import exercises, fixtures
+    plugin, settings = exercises.get('tictactoe'), policy.exercises['tictactoe']
+    cases = fixtures.load_cases(plugin, settings)[0]
+    boards = [plugin.requests(cases[i], settings)[0].payload['board'] for i in (0, 1, 3)]
+    folder = tmp_path / 'sometimes'
+    folder.mkdir()
+    source = (ROOT / 'reference' / 'tictactoe.py').read_text().replace('Minimax(', '_search(')
+    (folder / 'tictactoe.py').write_text(source + textwrap.dedent(f'''
+        _hanging = {boards!r}
+
+        def Minimax(board, maximizing, player):
+            if list(board) in _hanging:
+                while True:
+                    pass
+            return _search(board, maximizing, player)
+        '''))
+    result, _ = graded(quick_limits(policy, 'tictactoe', 3, quick=False), run, folder,
+                       'tictactoe')
+    messages = failed_messages(result)
+    timed_out = {case for case, message in messages}
+    assert timed_out == {cases[i].name for i in (0, 1, 3)}, messages
+    assert not any('not run' in message for _, message in messages)
+
+
+def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy, run, tmp_path):
+    """The eight puzzle's own-worker cases fail as not run once the main lane stopped."""
+    folder = tmp_path / 'loops'
+    folder.mkdir()
+    source = (ROOT / 'reference' / 'eightpuzzle.py').read_text()
+    (folder / 'eightpuzzle.py').write_text(source + textwrap.dedent('''
+        def _loop(self, state):
+            while True:
+                pass
+
+        EightPuzzle.Astar = _loop
+        '''))
+    quick = quick_limits(policy, 'eightpuzzle', 3)
+    result, _ = graded(quick, run, folder, 'eightpuzzle')
+    own = {c.name: c for c in result.checks if c.name in ('hard', 'unsolvable')}
+    assert own and all(c.cases_total > 0 for c in own.values())
+    for check in own.values():
+        assert all(f['message'].startswith(engine.Hangs.NOT_RUN) for f in check.failures)
+    waiting, _ = graded(quick_limits(policy, 'eightpuzzle', 0), run, folder, 'eightpuzzle')
+    assert verdicts(result) == verdicts(waiting)
+
+
+def test_the_limit_is_read_from_the_policy_and_checked(tmp_path):
+    from grader import config
+    from grader.errors import UserError
+    text = (ROOT / 'grading.yaml').read_text()
+    assert 'stop_after_timeouts: 3' in text
+    path = tmp_path / 'grading.yaml'
+    path.write_text(text.replace('fixtures/', f'{ROOT}/fixtures/')
+                    .replace('stop_after_timeouts: 3', 'stop_after_timeouts: -1', 1))
+    with pytest.raises(UserError) as error:
+        config.load(path)
+    assert 'stop_after_timeouts' in str(error.value)
+    policy = config.load(ROOT / 'grading.yaml')
+    assert {s.stop_after_timeouts for s in policy.exercises.values()} == {3}

@@ -1,0 +1,213 @@
+"""SIGINT and SIGTERM during grade, check and batch leave nothing behind.
+
+Each run gets a temporary folder of its own (``TMPDIR``), so every private
+copy it makes is seen, and is signalled only once it is grading: its
+private copy holds the submission and a sandboxed child runs (found by
+polling for that state, never by sleeping a guessed time).  Afterwards the
+folder must be empty, no process the run started may live, no cgroup of
+the run may be left, and the run must have said so in one line and exited
+with 128 + the signal's number.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from gradertest import ROOT
+from grader.sandbox import layers, leftovers, registry
+
+SLEEPS = '''
+import time
+
+def Minimax(board, maximizing, player):
+    time.sleep(1000)
+'''
+
+ISOLATION = layers.detect()
+
+
+def private_tmp(tmp_path):
+    """A ``TMPDIR`` for the processes under test, so that every private copy they make
+    is seen (world-traversable, for the dropped uid)."""
+    folder = tmp_path / 'tmp'
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o755)
+    return folder
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    return private_tmp(tmp_path)
+
+
+def sleeping_submission(tmp_path):
+    folder = tmp_path / 'submission'
+    folder.mkdir()
+    (folder / 'tictactoe.py').write_text(SLEEPS)
+    return folder
+
+
+def grader(*args, tmp):
+    env = {**os.environ, 'TMPDIR': str(tmp)}
+    env.pop('GRADER_CONFIG', None)
+    return subprocess.Popen([sys.executable, '-m', 'grader', '--config',
+                             str(ROOT / 'grading.yaml'), *map(str, args)],
+                            cwd=ROOT, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_until(condition, proc, seconds=120):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert proc.poll() is None, proc.communicate()[1].decode()
+        assert time.monotonic() < deadline, 'the state waited for never came'
+        time.sleep(0.02)
+
+
+def copies_hold(tmp, name):
+    """Whether a private copy in ``tmp`` holds ``name`` (the submission is in place)."""
+    def holds():
+        try:
+            return any((entry / 'submission' / name).exists() for entry in tmp.iterdir())
+        except OSError:
+            return False
+    return holds
+
+
+def sandboxed(proc):
+    """Whether a child of ``proc`` runs in a session of its own (a sandboxed child)."""
+    def running():
+        try:
+            return any(child.pid == os.getsid(child.pid)
+                       for child in psutil.Process(proc.pid).children())
+        except (psutil.Error, OSError):
+            return False
+    return running
+
+
+def family(proc):
+    try:
+        return psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        return []
+
+
+def marked_groups(pids):
+    """cgroup folders whose owner's mark names one of ``pids``."""
+    found = []
+    for root in leftovers._hierarchies():
+        for folder, dirs, _ in os.walk(root):
+            for name in list(dirs):
+                mark = leftovers.owner_of(name)
+                if mark:
+                    dirs.remove(name)
+                    if mark[0] in pids:
+                        found.append(os.path.join(folder, name))
+    return found
+
+
+def alive(processes):
+    left = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                left.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return left
+
+
+def assert_nothing_left(tmp, processes, pids):
+    assert sorted(os.listdir(tmp)) == []
+    gone, still = psutil.wait_procs(processes, timeout=2)
+    assert not alive(still), f'processes outlived the run: {alive(still)}'
+    assert not marked_groups(pids)
+
+
+@pytest.mark.parametrize('command,sig,twice', [
+    ('grade', signal.SIGINT, False), ('grade', signal.SIGTERM, False),
+    ('check', signal.SIGINT, True), ('check', signal.SIGTERM, True)])
+def test_an_interrupted_run_removes_every_copy_and_child(tmp_path, scratch, command, sig, twice):
+    proc = grader(command, sleeping_submission(tmp_path), tmp=scratch)
+    wait_until(copies_hold(scratch, 'tictactoe.py'), proc)
+    wait_until(sandboxed(proc), proc)
+    processes = family(proc)
+    started = time.monotonic()
+    os.kill(proc.pid, sig)
+    if twice:       # a second Ctrl-C, at once: the clean-up goes on all the same
+        os.kill(proc.pid, sig)
+    _, err = proc.communicate(timeout=60)
+    seconds = time.monotonic() - started
+    assert proc.returncode == 128 + sig, err
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('grader: interrupted by'), lines
+    assert_nothing_left(scratch, processes, {proc.pid} | {p.pid for p in processes})
+    print(f'{command} interrupted by {signal.Signals(sig).name}: exited after {seconds:.2f} s')
+
+
+@pytest.fixture
+def hanging_class(tmp_path):
+    """Eight quick hand-ins and two whose every call sleeps."""
+    from test_batch_run import quick_folder_class
+    source = quick_folder_class(tmp_path / 'class', 10)
+    for name in ('s02', 's07'):
+        (source / name / 'tictactoe.py').write_text(SLEEPS)
+    return source
+
+
+def batch(source, out, tmp, *extra):
+    env = {**os.environ, 'TMPDIR': str(tmp)}
+    return subprocess.Popen(
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+         'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress', *extra],
+        cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize('to_group,sig', [(False, signal.SIGTERM), (False, signal.SIGINT),
+                                          (True, signal.SIGINT)],
+                         ids=['SIGTERM-to-main', 'SIGINT-to-main', 'Ctrl-C-to-group'])
+def test_an_interrupted_batch_stops_its_workers_and_leaves_nothing(hanging_class, tmp_path,
+                                                                   scratch, to_group, sig):
+    from test_batch_run import graded_rows
+    from grader.batch.gradebook import Gradebook
+    out = tmp_path / 'out'
+    proc = batch(hanging_class, out, scratch)
+    wait_until(lambda: len(graded_rows(out)) >= 2, proc)
+    wait_until(copies_hold(scratch, 'tictactoe.py'), proc)
+    processes = family(proc)
+    started = time.monotonic()
+    (os.killpg if to_group else os.kill)(proc.pid, sig)
+    _, err = proc.communicate(timeout=60)
+    seconds = time.monotonic() - started
+    assert proc.returncode == 128 + sig, err
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and 'every result finished so far is saved' in lines[0], lines
+    assert_nothing_left(scratch, processes, {proc.pid} | {p.pid for p in processes})
+    assert len(graded_rows(out)) >= 2
+    with Gradebook(out) as book:
+        assert [r['status'] for r in book.runs()] == ['interrupted']
+    assert seconds < 10, seconds     # a bound, not a measurement: the workers' grace is 1.5 s
+    print(f'batch interrupted ({"group" if to_group else "main process"}, '
+          f'{signal.Signals(sig).name}): exited after {seconds:.2f} s')
+
+
+def test_after_a_stop_no_session_spawns_a_child(tmp_path):
+    from grader.sandbox.session import Session
+    folder = sleeping_submission(tmp_path)
+    registry.stop()
+    try:
+        box = Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION)
+        with pytest.raises(registry.Interrupted):
+            box.start()
+        box.close()
+        assert box.workdir is None and box.proc is None
+    finally:
+        registry.reset()
+    with Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION) as box:
+        assert box.start().ok
