@@ -470,6 +470,8 @@ class Lane:
                         reply = Reply(status='error', error=done.problem)
                     elif not_run:
                         reply = Hangs.reply()
+                    elif request.needed is not None and not request.needed(replies):
+                        reply = Reply(status='error', kind='not run', error='not needed')
                     else:
                         unit = run.unit_if_measured() if early else run.unit
                         limit = (settings.limit(request.limit_key, unit) if unit is not None

@@ -136,7 +136,7 @@ def test_a_submission_that_leaves_a_deep_chain_in_its_copy_is_cleaned_up(tmp_pat
     folder = tmp_path / 'sub'
     folder.mkdir()
     (folder / 'tictactoe.py').write_text(DEEP)
-    with Session(folder, 'tictactoe.py', 'grader.sandbox.selftest') as box:
+    with Session(folder, 'tictactoe.py', 'grader.child.selftest') as box:
         assert box.start().ok
         reply = box.call({'function': 'deep'}, 5)
         workdir = box.workdir

@@ -202,12 +202,12 @@ def test_after_a_stop_no_session_spawns_a_child(tmp_path):
     folder = sleeping_submission(tmp_path)
     registry.stop()
     try:
-        box = Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION)
+        box = Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=ISOLATION)
         with pytest.raises(registry.Interrupted):
             box.start()
         box.close()
         assert box.workdir is None and box.proc is None
     finally:
         registry.reset()
-    with Session(folder, 'tictactoe.py', 'grader.sandbox.selftest', isolation=ISOLATION) as box:
+    with Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=ISOLATION) as box:
         assert box.start().ok

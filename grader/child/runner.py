@@ -187,7 +187,13 @@ class Runner:
                 self.stand_ins[name] = source.stand_in_module(name, line)
                 runner['missing'].append({'name': name, 'line': line, 'used': used})
         import importlib
-        self.probe = importlib.import_module(hello['probe'])
+        try:
+            self.probe = importlib.import_module(hello['probe'])
+        except ImportError as exc:
+            self.send({'id': hello['id'], 'status': 'sandbox',
+                       'error': f"the probe {hello['probe']} could not be imported "
+                                f'({channel.safe_text(exc)})'})
+            return
         self.send({'id': hello['id'], 'status': 'ok', 'runner': runner})
         while True:
             request = self.parent.message()

@@ -44,6 +44,10 @@ class Request:
     payload: dict
     limit_key: str = 'default'
     """Which ``time_limit`` factor of grading.yaml applies."""
+    needed: object = None
+    """A test over the case's earlier replies: when it says False, the request is not sent
+    and its reply is ``not run`` (e.g. a fallback that only matters when the first call
+    answered)."""
 
 
 @dataclass

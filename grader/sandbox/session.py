@@ -488,7 +488,8 @@ class Session:
         while raw is None:
             now = time.monotonic()
             used = (self.clock.read() or 0.0) - (before or 0.0) if self.clock else 0.0
-            if stop_sent is None and (used > hard or now > deadline):
+            if stop_sent is None and (used > hard or now > deadline or
+                                      _waiting(now - started, used, hard, self.clock)):
                 stop_sent = now
                 try:
                     self._send({'op': 'stop'})
@@ -643,10 +644,24 @@ class Session:
                 registry.discard(self)
 
 
+IDLE_SHARE = 0.05
+"""Past its CPU limit in wall time, a call that has used less than this share of the wall
+time in CPU is waiting (a sleep, a blocked read), not computing: it is stopped there rather
+than at the wall allowance.  A computing call keeps more than this share even on a machine
+loaded many times over (measured: 0.2 and more with the load average at 9 on 2 cores)."""
+
+
+def _waiting(elapsed, used, limit, clock):
+    """Whether a call that has run ``elapsed`` wall seconds and ``used`` CPU seconds waits."""
+    if clock is None or clock.resolution > 0.05:
+        return False
+    return elapsed > limit + GRACE_SECONDS and used < IDLE_SHARE * elapsed
+
+
 def _timeout_message(limit, reason):
     if reason == 'wall':
-        return (f'timed out: no answer within {wall_allowance(limit):.1f} s of wall time '
-                '(waiting for something that never comes?)')
+        return ('timed out: it waited without computing past its time limit (a sleep, '
+                'input, or something else that never comes?)')
     return f'timed out after {limit:.2f} s of CPU time'
 
 

@@ -176,7 +176,8 @@ class ConnectFour(base.Exercise):
             search['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_LEAVES / reference)))
         requests = [
             base.Request(dict(search, entry='alphabetapruning')),
-            base.Request(dict(search, entry='minimax', fallback=True), 'minimax'),
+            base.Request(dict(search, entry='minimax', fallback=True), 'minimax',
+                         needed=lambda replies: replies[0].ok),
             base.Request({'task': 'evaluate', 'board': list(case.input['board'])}),
         ]
         if 'games' in case.tags:
