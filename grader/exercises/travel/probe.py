@@ -324,9 +324,12 @@ class Expansions:
             if type(stop) is not dict:
                 continue
             neighbors, code = dict.get(stop, 'neighbors'), dict.get(stop, 'code')
-            if type(neighbors) is not dict:
+            if type(neighbors) is Neighbours:       # put in place by an earlier log
+                mapping = neighbors
+            elif type(neighbors) is dict:
+                mapping = Neighbours(neighbors)
+            else:
                 continue
-            mapping = Neighbours(neighbors)
             mapping.code, mapping.log = code_of(code), self
             dict.__setitem__(stop, 'neighbors', mapping)
             placed.append((stop, mapping))
