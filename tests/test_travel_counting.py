@@ -160,3 +160,30 @@ def test_unconfirmed_counts_withdraw_efficiency_without_naming_a_drawn_trip(poli
     outcomes, facts = plugin.review(baseline + [table, arrival], settings, {'unit': 0.05})
     assert not facts['searched'] and not arrival.passed and arrival.kind == 'no search'
     assert '97 expansions counted on large-far-trips trip 1' in table.message
+
+
+def test_a_trip_is_searched_again_and_a_failing_repeat_keeps_the_first_answer():
+    import time
+    import types
+    module = load('reference')
+    city = module.CityMap(*SMALL)
+    case = ROUTES[-1]
+    ctx = types.SimpleNamespace(perf_counter=time.perf_counter)
+    payload = dict(case['input'], kind='route', count=True, reps=16, at_least=2, work=0.0)
+    observation = probe.route(module, city, payload, ctx)
+    assert observation['expansions']['counts'] == [case['expected']['astar_expansions']] * 2
+    calls = []
+    search = module.CityMap.search
+
+    def once(self, *args):
+        calls.append(args)
+        if len(calls) > 1:
+            raise RuntimeError('the map was used up')
+        return search(self, *args)
+    module.CityMap.search = once
+    try:
+        observation = probe.route(module, city, payload, ctx)
+    finally:
+        module.CityMap.search = search
+    assert observation['expansions']['counts'] == [case['expected']['astar_expansions']]
+    assert observation['chain'][0][0] == case['input']['goal'] and len(calls) == 2

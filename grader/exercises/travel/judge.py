@@ -63,7 +63,7 @@ LARGE_FOLDER = 'large'
 NUMBER = {'type': ['number', 'null']}
 CODE = {'type': ['string', 'null'], 'maxLength': 40}
 HOP = {'type': 'array', 'minItems': 2, 'maxItems': 2, 'items': [CODE, NUMBER]}
-RETURNED = {'anyOf': [shapes.PLAIN_ITEM, {
+RETURNED = {'oneOf': [shapes.PLAIN_ITEM, {
     'type': 'object', 'required': ['kind'], 'additionalProperties': False,
     'properties': {'kind': {'const': 'state'}, 'type': shapes.NAME}}]}
 OBSERVATION = {

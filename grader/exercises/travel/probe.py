@@ -64,7 +64,8 @@ on the same CityMap, each with fresh counters: ``at_least`` times (default
 2, when ``reps`` allows), and again while the runs so far took less than
 ``work`` seconds, so a quick search is timed over several runs; ``counts`` lists
 each run's count (the parent divides the CPU time it measured by their
-number) and the answer is the first run's.  ``kind: baseline`` builds the CityMap
+number) and the answer is the first run's (a later run that raises ends the
+repeats; its count is not kept).  ``kind: baseline`` builds the CityMap
 and puts the instruments in place, and searches nothing: the parent times
 it to learn what a counted case costs besides the search.  With ``limit``, a run is stopped (``stopped``) once it
 has made more than ``limit`` expansions: a search that expands stops again
@@ -181,6 +182,10 @@ def route(module, city, payload, ctx):
                 result = city.search(start, goal, payload['departure'])
         except SearchStopped:
             result = None
+        except Exception:       # noqa: BLE001 - a later run that fails leaves the first one's answer
+            if observation is None:
+                raise
+            break
         finally:
             seconds = ctx.perf_counter() - began
         counts.append(log.count)
