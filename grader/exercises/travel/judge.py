@@ -342,8 +342,8 @@ class Travel(base.Exercise):
             return [base.Request({'kind': 'baseline', 'network': inp['network']},
                                  'large' if inp['network'] == 'large' else 'default')]
         if 'trips' in inp:
-            reps = int(settings.check_param('efficiency', 'reps', 16))
-            work = float(settings.check_param('efficiency', 'work_seconds', 0.02))
+            reps = int(settings.check_param('efficiency', 'reps', 24))
+            work = float(settings.check_param('efficiency', 'work_seconds', 0.05))
             limit = self.expansion_limit(settings, inp['network'])
             # The first trip is searched twice at least: a search that remembers answers
             # between calls shows it there (the others are searched again only while quick).
@@ -621,7 +621,7 @@ class Travel(base.Exercise):
         samples = [evidence.Sample(row['case'], row['counts'], row['cpu'], row['floor'])
                    for row in rows if row['right']]
         found = evidence.confirm(samples, baseline, unit_name='expansions',
-                                 spread=settings.check_param('efficiency', 'spread', 4.0),
+                                 spread=settings.check_param('efficiency', 'spread', 6.0),
                                  min_work=settings.check_param('efficiency', 'min_work', 0.004))
         facts = {'evidence_status': found.status,
                  'evidence': {'status': found.status, 'reason': found.reason,
