@@ -161,3 +161,17 @@ def searched_by_time(works, floor_seconds):
     if not works:
         return False
     return statistics.median(works) >= floor_seconds
+
+
+def withdraw(outcomes, checks, kind, message):
+    """Fail every passed outcome of ``checks``: credit that rested on evidence that did not hold.
+
+    Each such outcome gets ``kind`` (e.g. ``not measured``, ``no search``) and
+    ``message``; the others are left as they are.  Returns how many were failed.
+    """
+    failed = 0
+    for outcome in outcomes:
+        if outcome.passed and outcome.check in checks:
+            outcome.passed, outcome.kind, outcome.message = False, kind, message
+            failed += 1
+    return failed

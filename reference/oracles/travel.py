@@ -9,7 +9,13 @@ departure minute 0-9 (plus ``network: large`` for the efficiency city), give
   (information only: equal-arrival alternatives exist);
 * ``dijkstra_expansions`` and ``astar_expansions`` — stops expanded before
   the goal is popped by plain time-dependent Dijkstra and by A* with the
-  handout's heuristic (tie-breaking in reference/oracles/tdijkstra.py).
+  handout's heuristic (tie-breaking in reference/oracles/tdijkstra.py);
+* ``floor_expansions`` — the stops every A* with the handout's heuristic
+  expands, whatever its tie-breaking: those whose earliest arrival plus
+  heuristic is below the goal's earliest arrival (with a consistent
+  heuristic A* expands each of them before it pops the goal; Dijkstra, whose
+  heuristic is 0, expands them too).  The judge holds confirmed expansion
+  counts to a share of it.
 
 Heuristic cases, input ``{stop, goal}``, give ``heuristic``: the
 straight-line distance divided by MAX_TRAM_SPEED (260 points a minute).
@@ -27,6 +33,11 @@ trip, in order.  Its expansion counts are judged as a total over the trips.
 ``options`` holds absolute paths ``stops_file`` and ``routes_file`` (the
 graded city) and ``large_stops_file`` and ``large_routes_file`` (the
 efficiency city); missing keys default to the shipped cities.
+
+Trips drawn at grading time (:func:`generate`, for every official grade):
+route queries on the graded city of several lengths (short, middle, long
+by straight-line distance) at every departure minute, and one set of
+far-apart trips on the efficiency city.
 
 ``python -m reference.oracles.travel --write fixtures/travel.yaml`` writes the
 fixture file.
@@ -94,10 +105,9 @@ def expect_order(network, input):
 def expect_route(network, input):
     """Earliest arrival, one optimal route and the expansion counts of one trip."""
     start, goal, departure = input["start"], input["goal"], input["departure"]
-    hops, dijkstra_expansions = tdijkstra.dijkstra(network, start, goal, departure)
+    (hops, dijkstra_expansions), (astar_hops, astar_expansions) = solve(network, start, goal, departure)
     if hops is None:
         raise ValueError("no route from %s to %s in this network" % (start, goal))
-    astar_hops, astar_expansions = tdijkstra.astar(network, start, goal, departure)
     if astar_hops[-1][1] != hops[-1][1]:
         raise ValueError("on this network the handout's heuristic overestimates between %s and %s: "
                          "A* arrives at %d, the earliest arrival is %d; drop this case"
@@ -107,7 +117,23 @@ def expect_route(network, input):
         "hops": [[code, time] for code, time in hops],
         "dijkstra_expansions": dijkstra_expansions,
         "astar_expansions": astar_expansions,
+        "floor_expansions": surely_expanded(network, start, goal, departure),
     }
+
+
+@functools.lru_cache(maxsize=256)
+def solve(network, start, goal, departure):
+    """``(dijkstra, astar)`` results of one trip (kept: drawing a trip solves it before expect does)."""
+    return (tdijkstra.dijkstra(network, start, goal, departure),
+            tdijkstra.astar(network, start, goal, departure))
+
+
+def surely_expanded(network, start, goal, departure):
+    """Stops other than the goal whose earliest arrival + heuristic is below the goal's arrival."""
+    arrival = tdijkstra.earliest_arrivals(network, start, departure)
+    best = arrival[goal]
+    return sum(1 for code, time in arrival.items()
+               if code != goal and time + network.heuristic(code, goal) < best - 1e-9)
 
 
 def route_case(name, source, tags, start, goal, departure, network=None):
@@ -248,6 +274,23 @@ def efficiency_cases(network):
              "tags": ["efficiency"], "input": {"network": "large", "trips": trips}}]
 
 
+def far_trips(network, rng, count, share=0.4, departures=None):
+    """``count`` well-posed trips of ``network``, each at least ``share`` of its width apart."""
+    codes = sorted(network.stops)
+    xs = [s["x"] for s in network.stops.values()]
+    far = share * (max(xs) - min(xs))
+    trips = []
+    for _ in range(MAX_TRIES):
+        if len(trips) == count:
+            break
+        a, b = rng.sample(codes, 2)
+        departure = rng.randrange(10) if departures is None else departures[len(trips) % len(departures)]
+        trip = {"start": a, "goal": b, "departure": departure} if network.distance(a, b) >= far else None
+        if trip and well_posed(network, {"input": trip}):
+            trips.append(trip)
+    return trips
+
+
 def well_posed(network, case):
     """False for a route case on which the handout's A* misses the earliest arrival.
 
@@ -258,8 +301,7 @@ def well_posed(network, case):
     inp = case["input"]
     if "start" not in inp:
         return True
-    hops, _ = tdijkstra.dijkstra(network, inp["start"], inp["goal"], inp["departure"])
-    astar_hops, _ = tdijkstra.astar(network, inp["start"], inp["goal"], inp["departure"])
+    (hops, _), (astar_hops, _) = solve(network, inp["start"], inp["goal"], inp["departure"])
     return hops is not None and astar_hops[-1][1] == hops[-1][1]
 
 
@@ -274,6 +316,54 @@ def default_cases(options=None):
 def fixture_cases(options=None):
     """The default cases, each with its generated ``expected`` block."""
     return [{**case, "expected": expect(case["input"], options)} for case in default_cases(options)]
+
+
+LENGTHS = ("short", "middle", "long")
+"""Trips drawn at grading time cycle through these, by straight-line distance as a share of
+the farthest pair's: short below 0.25, middle 0.25-0.55, long above 0.55."""
+
+
+def generate(rng, count, options=None):
+    """``count`` cases for one submission, drawn with ``rng`` (inputs only).
+
+    With ``large_trips`` (default 3) and a count of at least 2, the first
+    case is a set of that many far-apart trips on the efficiency city, each
+    at its own departure minute, judged like the fixture's trip set (the
+    efficiency check).  The others are route queries on the graded city:
+    start and goal distinct, the goal reachable (and, on a foreign network,
+    the handout's A* exact on the pair), cycling through short, middle and
+    long trips, their departure minutes a seeded permutation of 0-9 repeated.
+    """
+    options = options or {}
+    small = network_for({}, options)
+    cases = []
+    large_trips = int(options.get("large_trips", 3))
+    if large_trips > 0 and count >= 2:
+        large = network_for({"network": "large"}, options)
+        minutes = list(range(10))
+        rng.shuffle(minutes)
+        trips = far_trips(large, rng, large_trips, departures=minutes)
+        cases.append({"input": {"network": "large", "trips": trips}, "tags": ["efficiency"]})
+    codes = sorted(small.stops)
+    width = small.distance(*farthest_pair(small))
+    bounds = {"short": (0, 0.25), "middle": (0.25, 0.55), "long": (0.55, 1.01)}
+    minutes, seen = [], set()
+    for _ in range(MAX_TRIES):
+        if len(cases) == count:
+            break
+        length = LENGTHS[len(cases) % len(LENGTHS)]
+        low, high = bounds[length]
+        a, b = rng.sample(codes, 2)
+        if not low * width <= small.distance(a, b) < high * width or (a, b) in seen:
+            continue
+        if not minutes:
+            minutes = list(range(10))
+            rng.shuffle(minutes)
+        case = route_case("", "", ["required", length], a, b, minutes.pop())
+        if well_posed(small, case):
+            seen.add((a, b))
+            cases.append({"input": case["input"], "tags": case["tags"]})
+    return cases
 
 
 def main(argv=None):

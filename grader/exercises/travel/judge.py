@@ -28,56 +28,88 @@ Checks (points come from grading.yaml):
   own ``heuristic()``, in both orders, on pairs where that ordering disagrees
   with ordering by time only or by heuristic only.  A heuristic with a wrong
   speed fails ``heuristic``, not this.
-- ``efficiency``: on the large city's trip set, the expansions counted in
-  the child (see :mod:`grader.exercises.travel.probe`) summed over the trips
-  must be at most ``margin`` times the reference A*'s total, and every trip
-  must arrive on time.  Dijkstra (heuristic 0) expands about twice as many.
-  The order in which stops were expanded is reported as a fact
-  (``search_order``): A* (f = time + distance/260 never decreases), time
-  only (Dijkstra), or breadth-first (number of stops never decreases).
+- ``efficiency``: on each set of far-apart trips on the large city (the
+  fixture's, and the set drawn at grading time), the expansions counted in
+  the child (see :mod:`grader.exercises.travel.probe`) summed over the
+  trips must be at most ``margin`` times the reference A*'s total on the
+  same trips, and every trip must arrive on time.  Dijkstra (heuristic 0)
+  expands about twice as many.  The order in which stops were expanded is
+  reported as a fact (``search_order``): A* (f = time + distance/260 never
+  decreases), time only (Dijkstra), or breadth-first (number of stops never
+  decreases).
 - ``timeouts``: every small-city query answered within its calibrated limit,
-  with the right arrival.
+  with the right arrival.  Every search is also stopped once it has made
+  more expansions than ``expansion_limit`` per stop of its city (a search
+  that expands the same stops again and again): the case fails as a time-out
+  would, decided by the count, the same on every machine.
+
+Across cases (:meth:`Travel.review`), the counts are confirmed by the CPU
+time measured outside the submission (:mod:`grader.judging.evidence`), and
+answers count only where the submission's own search ran.
 """
 import functools
 import math
 import shutil
+import statistics
 from collections import deque
 from pathlib import Path
 
 from grader.exercises import base
 from grader.exercises.travel import network as tram
+from grader.judging import evidence, shapes
 
 STOPS_NAME, ROUTES_NAME = 'network.json', 'lines.json'
 LARGE_FOLDER = 'large'
 NUMBER = {'type': ['number', 'null']}
-PLAIN = {'type': 'object', 'required': ['kind'], 'properties': {'kind': {'type': 'string'}}}
+CODE = {'type': ['string', 'null'], 'maxLength': 40}
+HOP = {'type': 'array', 'minItems': 2, 'maxItems': 2, 'items': [CODE, NUMBER]}
+RETURNED = {'oneOf': [shapes.PLAIN_ITEM, {
+    'type': 'object', 'required': ['kind'], 'additionalProperties': False,
+    'properties': {'kind': {'const': 'state'}, 'type': shapes.NAME}}]}
 OBSERVATION = {
     'type': 'object',
     'required': ['network_error', 'error'],
     'properties': {
-        'network_error': {'type': ['string', 'null']},
-        'error': {'type': ['string', 'null']},
+        'network_error': {'type': ['string', 'null'], 'maxLength': 20000},
+        'error': {'type': ['string', 'null'], 'maxLength': 20000},
         'goal_set': {'type': 'boolean'},
-        'returned': PLAIN,
-        'chain': {'type': 'array', 'items': {
-            'type': 'array', 'minItems': 2, 'maxItems': 2,
-            'items': [{'type': ['string', 'null']}, NUMBER]}},
+        'returned': RETURNED,
+        'chain': {'type': 'array', 'items': HOP, 'maxItems': 5000},
         'chain_end': {'enum': ['none', 'cycle', 'cut', 'other']},
         'search_seconds': {'type': 'number'},
         'expansions': {'type': ['object', 'null'],
-                       'required': ['count', 'calls', 'order', 'intact'],
+                       'required': ['count', 'calls', 'order', 'intact', 'counts', 'stopped'],
                        'properties': {
-                           'count': {'type': 'integer', 'minimum': 0},
-                           'calls': {'type': 'object', 'additionalProperties': {'type': 'integer'}},
-                           'order': {'type': 'array', 'items': {
-                               'type': 'array', 'minItems': 2, 'maxItems': 2,
-                               'items': [{'type': ['string', 'null']}, NUMBER]}},
-                           'intact': {'type': 'boolean'}}},
-        'value': PLAIN,
-        'heuristics': {'type': 'array', 'items': PLAIN, 'minItems': 2, 'maxItems': 2},
-        'less': {'type': 'array', 'items': PLAIN, 'minItems': 2, 'maxItems': 2},
+                           'count': shapes.COUNT,
+                           'counts': {'type': 'array', 'items': shapes.COUNT, 'minItems': 1,
+                                      'maxItems': 64},
+                           'calls': {'type': 'object', 'additionalProperties': shapes.COUNT,
+                                     'maxProperties': 8},
+                           'order': {'type': 'array', 'items': HOP, 'maxItems': 6000},
+                           'intact': {'type': 'boolean'},
+                           'stopped': {'type': 'boolean'},
+                           'events': shapes.COUNT, 'states': shapes.COUNT,
+                           'listings': shapes.COUNT, 'mappings': shapes.COUNT,
+                           'wrapped': {'type': 'array', 'items': shapes.NAME, 'maxItems': 8}}},
+        'value': shapes.PLAIN_ITEM,
+        'heuristics': {'type': 'array', 'items': shapes.PLAIN_ITEM, 'minItems': 2, 'maxItems': 2},
+        'less': {'type': 'array', 'items': shapes.PLAIN_ITEM, 'minItems': 2, 'maxItems': 2},
     },
 }
+BASELINES = 3
+"""Requests per counted city that build the CityMap and search nothing: what a case costs
+besides the search, subtracted from the CPU time of the counted trips."""
+SEARCH_FLOOR_UNITS = 0.02
+"""CPU time per search of a far-apart trip on the efficiency city, in calibration units,
+below which no search ran.  Measured in the sandbox (the median over the trips, the
+baseline subtracted; unit 0.041-0.048 s): the reference A* 24-33 ms, Dijkstra 29-44 ms,
+greedy best-first (the fewest expansions of any search here, about 100) 2.5 ms, a table
+of answers 0.1-0.3 ms; 0.02 units is 0.8-2.0 ms (units of 0.04-0.10 s measured here as
+the load changed)."""
+SEARCH_FLOOR_SHARE = 0.04
+"""The same floor as a share of the baseline (a case that builds the large city's CityMap
+and searches nothing, 28-32 ms here): greedy best-first 0.09-0.15 of it, the fastest A*
+(an adjacency of its own, stop codes on the queue) 0.2-0.3, a table of answers 0.003-0.01."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -290,14 +322,37 @@ class Travel(base.Exercise):
                 f'full paths.{looked} Keep the handout\'s file names and load_data, and put code that '
                 "runs searches under `if __name__ == '__main__':`."]
 
-    # -- requests ----------------------------------------------------------
+    # -- cases and requests ------------------------------------------------
+    def extra_cases(self, cases, settings):
+        """Baselines for each city that has a counted trip set (they search nothing)."""
+        cities = sorted({c.input['network'] for c in cases if 'trips' in c.input})
+        return [base.Case(name=f'baseline-{city}-{k + 1}', input={'network': city}, expected={},
+                          tags=('baseline',)) for city in cities for k in range(BASELINES)]
+
+    @staticmethod
+    def expansion_limit(settings, network):
+        """Expansions after which one search is stopped: a factor times the city's stops."""
+        factor = settings.check_param('timeouts', 'large_expansion_limit' if network == 'large'
+                                      else 'expansion_limit', 4 if network == 'large' else 100)
+        return int(factor * len(network_of(settings, network).stops))
+
     def requests(self, case, settings):
         inp = case.input
+        if 'baseline' in case.tags:
+            return [base.Request({'kind': 'baseline', 'network': inp['network']},
+                                 'large' if inp['network'] == 'large' else 'default')]
         if 'trips' in inp:
+            reps = int(settings.check_param('efficiency', 'reps', 24))
+            work = float(settings.check_param('efficiency', 'work_seconds', 0.05))
+            limit = self.expansion_limit(settings, inp['network'])
+            # The first trip is searched twice at least: a search that remembers answers
+            # between calls shows it there (the others are searched again only while quick).
             return [base.Request({'kind': 'route', 'network': inp['network'], 'start': t['start'],
-                                  'goal': t['goal'], 'departure': t['departure'], 'count': True},
+                                  'goal': t['goal'], 'departure': t['departure'], 'count': True,
+                                  'reps': reps, 'at_least': 2 if k == 0 else 1, 'work': work,
+                                  'limit': limit},
                                  'large' if inp['network'] == 'large' else 'default')
-                    for t in inp['trips']]
+                    for k, t in enumerate(inp['trips'])]
         if 'first' in inp:
             return [base.Request({'kind': 'order', 'goal': inp['goal'], 'first': inp['first'],
                                   'second': inp['second']})]
@@ -305,12 +360,18 @@ class Travel(base.Exercise):
             return [base.Request({'kind': 'heuristic', 'stop': inp['stop'], 'goal': inp['goal']})]
         network = inp.get('network', 'small')
         return [base.Request({'kind': 'route', 'network': network, 'start': inp['start'],
-                              'goal': inp['goal'], 'departure': inp['departure'], 'count': False},
+                              'goal': inp['goal'], 'departure': inp['departure'], 'count': True,
+                              'reps': 1, 'limit': self.expansion_limit(settings, network)},
                              'large' if network == 'large' else 'default')]
 
     # -- judging -----------------------------------------------------------
     def judge(self, case, replies, settings):
         inp = case.input
+        if 'baseline' in case.tags:
+            reply, = replies
+            return [base.Outcome('_baseline', case.name, reply.ok and not reply.observation.get(
+                'network_error'), base.failure_message(reply),
+                measured={'cpu': reply.cpu, 'network': inp['network']})]
         if 'trips' in inp:
             return [self._judge_efficiency(case, replies, settings)]
         reply, = replies
@@ -356,6 +417,13 @@ class Travel(base.Exercise):
             message, cause = failed
             return [outcome(c, False, message, [cause]) for c in ('arrival', 'route', 'timeouts')]
         obs = reply.observation
+        log = obs.get('expansions') or {}
+        if log.get('stopped'):
+            limit = self.expansion_limit(settings, inp.get('network', 'small'))
+            message, cause = stopped_sentences(limit, network, case.expected)
+            return [base.Outcome(c, case.name, False, message, '\n'.join(header + [cause]),
+                                 {'expansions': log.get('count')}, kind='timeout')
+                    for c in ('arrival', 'route', 'timeouts')]
         hops, arrival, route_problems, arrival_problem = read_route(inp, obs)
         if hops and not route_problems:
             route_problems += tram.check_route(network, hops, inp['start'], inp['goal'], inp['departure'])
@@ -379,7 +447,9 @@ class Travel(base.Exercise):
             results.append(outcome('route', True, f'{len(hops)} stops, valid'))
         seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time'
         results.append(outcome('timeouts', right, seconds if right else f'{seconds}, but the arrival is wrong',
-                               measured={'search_seconds': obs.get('search_seconds')}))
+                               measured={'search_seconds': obs.get('search_seconds'),
+                                         'expansions': log.get('count'), 'cpu': reply.cpu,
+                                         'walk': max(0, len(hops) - 1), 'right': right}))
         return results
 
     def _judge_heuristic(self, case, reply, settings):
@@ -453,18 +523,21 @@ class Travel(base.Exercise):
         inp, expected = case.input, case.expected
         network = network_of(settings, inp['network'])
         margin = settings.check_param('efficiency', 'margin', 1.5)
+        share = settings.check_param('efficiency', 'floor_share', 0.5)
         trips = inp['trips']
         astar = sum(t['astar_expansions'] for t in expected['trips'])
         dijkstra = sum(t['dijkstra_expansions'] for t in expected['trips'])
-        counts, wrong, orders, calls = [], [], [], {}
-        first_wrong = None
-        measured = {'reference_astar': astar, 'reference_dijkstra': dijkstra, 'margin': margin}
+        counts, wrong, orders, calls, samples = [], [], [], {}, []
+        first_wrong, stopped = None, None
+        measured = {'reference_astar': astar, 'reference_dijkstra': dijkstra, 'margin': margin,
+                    'samples': samples}
         header = [f"{len(trips)} far-apart trips on the {inp['network']} city "
                   f"({len(network.stops)} stops), case {case.name} ({case.source})"]
 
-        def outcome(passed, message, lines=()):
+        def outcome(passed, message, lines=(), kind=''):
             return base.Outcome('efficiency', case.name, passed, message,
-                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured)
+                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured,
+                                kind)
 
         for k, (trip, reply, want) in enumerate(zip(trips, replies, expected['trips']), 1):
             failed = self._failure(reply)
@@ -472,42 +545,114 @@ class Travel(base.Exercise):
                 measured['expansions'] = None
                 return outcome(False, f'trip {k}: {failed[0]}', [search_call(network, trip), failed[1]])
             obs = reply.observation
+            log = obs.get('expansions') or {}
+            if log.get('stopped'):
+                samples.append({'case': f'{case.name} trip {k}', 'counts': list(log['counts']),
+                                'cpu': reply.cpu, 'right': False, 'hidden': case.hidden, 'floor': 0})
+                stopped = stopped or (k, trip, want)
+                continue
             hops, arrival, _, problem = read_route(trip, obs)
-            if problem or arrival != want['arrival']:
+            right = not problem and arrival == want['arrival']
+            if not right:
                 wrong.append(k)
                 first_wrong = first_wrong or problem or (
                     f'trip {k} arrives at {minutes(arrival)}, not at the earliest arrival')
-            log = obs.get('expansions') or {}
             if not log.get('intact', False):
                 measured['tampered'] = True
-                return outcome(False, f'trip {k}: measurement tampered: a counted method of CityMap was '
-                                      're-bound during the search')
+                return outcome(False, f'trip {k}: measurement tampered: a counted method of CityMap '
+                                      'or State.__init__ was re-bound during the search',
+                               kind='not measured')
             counts.append(log['count'])
+            samples.append({'case': f'{case.name} trip {k}', 'counts': list(log['counts']),
+                            'cpu': reply.cpu, 'right': right, 'hidden': case.hidden,
+                            'every_astar': want.get('floor_expansions', 0),
+                            'floor': math.ceil(share * want.get('floor_expansions', 0))})
             for name, n in log['calls'].items():
                 calls[name] = calls.get(name, 0) + n
             orders.append(expansion_order(network, trip, log['order']))
+        if stopped:
+            k, trip, want = stopped
+            message, cause = stopped_sentences(self.expansion_limit(settings, inp['network']), network, want)
+            return outcome(False, f'trip {k}: {message}', [search_call(network, trip), cause],
+                           kind='timeout')
         total = sum(counts)
         order = describe_order(orders)
         measured.update({'expansions': counts, 'total': total, 'calls': calls, 'search_order': order,
                          'ratio': round(total / astar, 3) if astar else None})
         summary = (f'{total} expansions over {len(trips)} trips ({", ".join(map(str, counts))}); reference A* '
-                   f'{astar}, Dijkstra {dijkstra}; expansion order: {order}')
+                   f'{astar} on the same trips, Dijkstra {dijkstra}; expansion order: {order}')
         cause = order_cause(order, total, dijkstra)
         if wrong:
             return outcome(False, f'the arrival is wrong on trip(s) {", ".join(map(str, wrong))} '
-                                  f'({first_wrong}); {summary}', [cause])
+                                  f'({first_wrong}); {summary}', [cause], kind='wrong answer')
         if total == 0 and any(t['start'] != t['goal'] for t in trips):
-            return outcome(False, 'no expansions seen: the search never called get_neighbors, '
-                                  'get_neighbors_codes or fastest_transition, so they cannot be counted',
-                           ['Use the provided CityMap methods to expand a stop.'])
+            return outcome(False, 'could not be counted: no expansions seen (the search never listed '
+                                  "a stop's neighbours through CityMap or the stops it holds, and made "
+                                  'no State from another)',
+                           ['Expand stops with the provided CityMap methods and make a State for '
+                            'each neighbour reached.'], kind='not measured')
         if total <= margin * astar:
             return outcome(True, summary)
         return outcome(False, f'{summary}: more than {margin:g} x the reference A*',
                        [cause or 'Expand each stop once (a closed set, or a best-time map) and order the '
                                  'queue by time + heuristic().'])
 
-    def facts(self, outcomes, settings):
+    # -- across cases -------------------------------------------------------
+    def review(self, outcomes, settings, context):
+        """Confirm the expansion counts with the CPU time, and require a search behind the answers.
+
+        The counted trips of the efficiency sets are the samples
+        (:func:`grader.judging.evidence.confirm`): on each trip whose
+        arrival is right, every run's count at least ``floor_share`` of the
+        stops every A* expands there, the same count when the trip is
+        searched again, and a steady CPU time per expansion across trips.
+        Unconfirmed counts earn no efficiency.  Answers count only where the
+        submission's own search ran: confirmed counts, or CPU time on the
+        far-apart trips that no look-up spends; otherwise every answer
+        check fails with "answered without a search".
+        """
+        baselines = {}
+        for o in outcomes:
+            if o.check == '_baseline' and o.passed:
+                baselines.setdefault(o.measured['network'], []).append(o.measured['cpu'])
         efficiency = [o for o in outcomes if o.check == 'efficiency']
+        rows = [row for o in efficiency for row in o.measured.get('samples', ())]
+        baseline = baselines.get('large') or baselines.get('small') or []
+        samples = [evidence.Sample(row['case'], row['counts'], row['cpu'], row['floor'])
+                   for row in rows if row['right']]
+        found = evidence.confirm(samples, baseline, unit_name='expansions',
+                                 spread=settings.check_param('efficiency', 'spread', 6.0),
+                                 min_work=settings.check_param('efficiency', 'min_work', 0.004))
+        facts = {'evidence_status': found.status,
+                 'evidence': {'status': found.status, 'reason': found.reason,
+                              'seconds_per_expansion': found.seconds_per_unit,
+                              'spread': found.spread}}
+        if not found.confirmed:
+            why = evidence_sentence(found, rows)
+            facts['evidence']['reason'] = why
+            evidence.withdraw(efficiency, {'efficiency'}, 'not measured', f'could not be counted: {why}')
+        overhead = evidence.overhead(baseline)
+        heavy = [(row['cpu'] - overhead) / len(row['counts']) for row in rows]
+        unit = context.get('unit') or 0.0
+        # Two floors, either enough: calibration units (measured once per run), and a share of
+        # the baseline (measured in the same sandbox beside the trips, so a load that comes and
+        # goes during the run moves both alike).
+        floor = min(SEARCH_FLOOR_UNITS * unit, SEARCH_FLOOR_SHARE * overhead) if baseline \
+            else SEARCH_FLOOR_UNITS * unit
+        searched = found.confirmed or evidence.searched_by_time(heavy, floor)
+        facts['searched'] = searched
+        if heavy:
+            facts['search_cpu_per_trip'] = round(statistics.median(heavy), 6)
+            facts['search_cpu_floor'] = round(floor, 6)
+        if heavy and not searched:
+            evidence.withdraw(outcomes, {'arrival', 'route', 'timeouts', 'efficiency'}, 'no search',
+                              'answered without a search: neither counted expansions nor the CPU time '
+                              'of the far-apart trips show one (a table of answers earns nothing)')
+        return outcomes, facts
+
+    def facts(self, outcomes, settings):
+        # The public trip set's measurements (generated sets come redacted, without any).
+        efficiency = [o for o in outcomes if o.check == 'efficiency' and o.measured][:1]
         facts = {}
         for o in efficiency:
             m = o.measured
@@ -523,6 +668,41 @@ class Travel(base.Exercise):
             facts['search_seconds_median'] = seconds[len(seconds) // 2]
             facts['search_seconds_max'] = seconds[-1]
         return facts
+
+
+def evidence_sentence(found, rows):
+    """Why the expansion counts were not confirmed, in the route planner's words.
+
+    Counts of a trip drawn at grading time, or of a hidden one, are not shown.
+    """
+    row = next((r for r in rows if r['case'] == found.details.get('case')), None)
+    shown = row is not None and not row.get('hidden')
+    if found.status == evidence.NOT_COUNTED:
+        where = (f"{row['counts'][0]} expansions counted on {row['case']}, where every A* with the "
+                 f"handout's heuristic expands {row['every_astar']} stops" if shown
+                 else 'on a trip drawn at grading time, far fewer expansions were counted than any A* '
+                      'makes there')
+        return (f'{where}: the search went past what is counted (a stop\'s neighbours listed '
+                'through CityMap or the stops it holds, a State made from another state)')
+    if found.status == evidence.CACHED:
+        where = (f"{row['case']} searched again on the same CityMap counted {min(row['counts'])} "
+                 f"expansions instead of {row['counts'][0]}" if shown
+                 else 'a trip searched again on the same CityMap counted fewer expansions')
+        return f'{where}: the search remembers answers between calls, which is caching, not searching less'
+    if found.status == evidence.INCONSISTENT:
+        return (f'the counted expansions do not follow the CPU time the searches used (their time per '
+                f'expansion differs {found.spread:g} times between trips)')
+    return found.reason
+
+
+def stopped_sentences(limit, network, expected):
+    """``(message, cause)`` for a search stopped after ``limit`` expansions."""
+    reference = expected.get('astar_expansions') if expected else None
+    against = f' (the reference A* makes {reference} on this trip)' if reference is not None else ''
+    return (f'stopped after more than {limit} expansions, {limit // max(1, len(network.stops))} times '
+            f'the {len(network.stops)} stops of the city{against}',
+            'The search expands the same stops again and again: keep a closed set of expanded stops '
+            '(or the best time found for each stop) and skip a state whose stop was already expanded.')
 
 
 def order_cause(order, total, dijkstra):
