@@ -631,8 +631,10 @@ class Travel(base.Exercise):
             why = evidence_sentence(found, rows)
             facts['evidence']['reason'] = why
             evidence.withdraw(efficiency, {'efficiency'}, 'not measured', f'could not be counted: {why}')
-        overhead = evidence.overhead(baseline)
-        heavy = [(row['cpu'] - overhead) / len(row['counts']) for row in rows]
+        costs = evidence.overhead(baseline)
+        overhead = costs[0]
+        heavy = [evidence.work(evidence.Sample(row['case'], row['counts'], row['cpu']), costs)
+                 for row in rows]
         unit = context.get('unit') or 0.0
         # Two floors, either enough: calibration units (measured once per run), and a share of
         # the baseline (measured in the same sandbox beside the trips, so a load that comes and
