@@ -677,8 +677,8 @@ class EightPuzzle(base.Exercise):
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
                    'FindNextStates was not called for the states of the path')
-            heavy_import = (f' (your module used {imported:.2f} s of CPU time when it was '
-                            'imported: a table built at import is not a search of Astar)'
+            heavy_import = (f'; your module used {imported:.2f} s of CPU time when it was '
+                            'imported, and a table built at import is not a search of Astar'
                             if imported >= IMPORT_NOTE_SECONDS else '')
             for o in outcomes:
                 if o.passed and o.check in ('validity', 'optimality', 'timeouts', 'hard',
