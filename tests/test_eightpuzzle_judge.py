@@ -348,3 +348,54 @@ def test_an_official_grade_draws_starts_that_no_report_shows(policy, run, submis
                                                       policy.exercises['eightpuzzle'])
                       if 'values' in c.tags)
         assert any(f'Manhattan({s})' in texts[2] for s in public.input['states'])
+
+
+def random_observation(rng):
+    """A reply of any shape the observation schema lets through, with odd values."""
+    def state():
+        return rng.choice([None, rng.sample(range(9), 9), [rng.randrange(9) for _ in range(9)]])
+
+    if rng.random() < 0.2:
+        return {'values': {name: rng.choice([None, [rng.choice([None, rng.randrange(-5, 40),
+                                                                 rng.uniform(-1e6, 1e6)])
+                                                     for _ in range(rng.randrange(0, 30))]])
+                           for name in rng.sample(['Manhattan', 'Hamming', 'x'], 2)}}
+    states = [state() for _ in range(rng.randrange(0, 12))]
+    method = rng.choice([None, rng.randrange(0, 10 ** 6)])
+    return {
+        'returned': {'kind': rng.choice(['none', 'false', 'path', 'other']), 'type': 'list',
+                     'length': rng.choice([len(states), rng.randrange(0, 10 ** 6)]),
+                     'states': states},
+        'reconstructed': rng.choice([None, {'states': rng.choice([None, states]),
+                                            'calls': rng.randrange(3)}]),
+        'printed': rng.choice(['', '123\n456\n780\n', 'x' * 50]),
+        'expansions': {'method': method, 'instance': rng.randrange(0, 10 ** 6),
+                       'intact': rng.random() < 0.9, 'tamper': rng.choice([[], ['settrace']]),
+                       'distinct': rng.randrange(0, 10 ** 6),
+                       'reps': [rng.randrange(0, 10 ** 6) for _ in range(rng.randrange(0, 4))],
+                       'heuristics': {'Manhattan': rng.randrange(0, 10 ** 6)}},
+    }
+
+
+def test_no_reply_the_schema_lets_through_makes_the_judge_or_its_review_fail(cases, settings):
+    import random
+    rng = random.Random(16)
+    names = list(cases)
+    extra = EXERCISE.extra_cases(list(cases.values()), settings)
+    every = list(cases.values()) + extra
+    for _ in range(40):
+        outcomes = []
+        for case in every:
+            replies = []
+            for _ in EXERCISE.requests(case, settings):
+                observation = random_observation(rng)
+                if EXERCISE.observation_validator.is_valid(observation):
+                    replies.append(Reply(status='ok', observation=observation,
+                                         cpu=rng.uniform(0, 5), wall=1.0, limit=3.0))
+                else:
+                    replies.append(Reply(status='invalid', error='shape', limit=3.0))
+            outcomes += EXERCISE.judge(case, replies, settings)
+        outcomes, facts = EXERCISE.review(outcomes, settings, {'unit': 0.045})
+        assert {o.case for o in outcomes} >= {n for n in names if cases[n].tags != ('hard',)} - {
+            n for n in names if not EXERCISE.requests(cases[n], settings)}
+        EXERCISE.facts(outcomes, settings)

@@ -186,7 +186,7 @@ class Answer:
             return 'none', '', None
         if self.length > len(states):
             return 'long', '', None
-        bad = next((i for i, s in enumerate(states) if s is None), None)
+        bad = next((i for i, s in enumerate(states) if not puzzle.is_state(s)), None)
         if bad is not None:
             return 'items', '', bad
         step = next((i for i in range(len(states) - 1)
@@ -223,7 +223,7 @@ def read_path(observation, start):
         return 'list', states, returned['length']
     rebuilt = observation.get('reconstructed') or {}
     if rebuilt.get('states'):
-        states = [tuple(s) for s in rebuilt['states']]
+        states = [tuple(s) if s is not None else None for s in rebuilt['states']]
         return 'reconstruct_path', states, len(states)
     printed = puzzle.printed_path(observation.get('printed', ''), start)
     if printed:
@@ -235,6 +235,11 @@ def expansions_of(observation):
     """Calls of FindNextStates: the class wrapper's count, or the instance's if there is none."""
     counts = observation['expansions']
     return counts['method'] if counts['method'] is not None else counts['instance']
+
+
+def searched(reply):
+    """Whether ``reply`` carries a search's observation (not the heuristics' values)."""
+    return reply.ok and 'returned' in reply.observation
 
 
 def describe_returned(observation):
@@ -374,7 +379,7 @@ class EightPuzzle(base.Exercise):
                     for c in checks]
 
         obs = reply.observation
-        if 'returned' not in obs:
+        if not searched(reply):
             return [outcome(c, False, 'the reply of the search did not have the expected shape',
                             kind='invalid reply') for c in checks]
         answer = Answer(obs, start)
@@ -527,12 +532,12 @@ class EightPuzzle(base.Exercise):
                            'expanded again: skip it when it is already on the closed list (the '
                            'sheet\'s closedSet), and do not put closed states back on the open '
                            'list.', measured=measured)
-        if case.hidden:
+        if case.hidden or ratio is None:
             summary = f'{expansions} expansions'
         else:
             summary = (f'{expansions} expansions; a search without a heuristic makes at least '
                        f'{blind} (breadth-first) or {uniform} (uniform-cost): ratio {ratio:.3f}')
-        if ratio is None or ratio > margin:
+        if ratio is not None and ratio > margin:
             return outcome('heuristic', False, summary + f' (above {margin:g}: as many as a blind '
                            'search)', answer, 'The search does not seem to use the heuristic: is '
                            'fScore = gScore + heuristic, and is the next state the one with the '
@@ -614,6 +619,10 @@ class EightPuzzle(base.Exercise):
                            'timed out', cause)
         if not reply.ok:
             return outcome(False, base.failure_message(reply), reply.status)
+        if not searched(reply):
+            return base.Outcome('unsolvable', case.name, False, 'the reply of the search did not '
+                                'have the expected shape', measured={'outcome': 'invalid reply'},
+                                kind='invalid reply')
         obs = reply.observation
         answer = Answer(obs, start)
         returned = describe_returned(obs)
@@ -625,7 +634,7 @@ class EightPuzzle(base.Exercise):
             return outcome(False, f'returned {returned}; expected None, False or an empty list',
                            f'returned {returned}', 'Return None (or False, or an empty list) '
                            'when the goal cannot be reached.')
-        if not (control.ok and Answer(control.observation, CONTROL).chain):
+        if not (searched(control) and Answer(control.observation, CONTROL).chain):
             return outcome(False, f'returned {returned}, but also no path for a start one move '
                            'from the goal, so it says nothing about this start',
                            f'returned {returned}')
@@ -760,7 +769,7 @@ class EightPuzzle(base.Exercise):
         if ratios:
             facts['expansion_ratio_max'] = ratios[-1]
         if unsolvable:
-            facts['unsolvable_outcome'] = unsolvable[0].measured['outcome']
+            facts['unsolvable_outcome'] = unsolvable[0].measured.get('outcome', 'not measured')
         return facts
 
 
