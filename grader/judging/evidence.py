@@ -204,3 +204,18 @@ def confirm_growing(samples, baseline, unit_name='expansions', spread=4.0, min_w
     return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted {one}, '
                                f'following the counts within {worst:.2f} times',
                     seconds_per_unit=median, spread=round(worst, 2))
+
+
+def searched_in_total(works, floor_seconds, baseline=()):
+    """Whether ``works`` (per-run CPU seconds of heavy cases, the baseline subtracted) add up
+    to a search: at least ``floor_seconds`` a case on the whole, and more than the baseline
+    runs vary by (a case's own CPU time carries that much noise; an import that costs
+    seconds makes a small search impossible to tell from none, and then nothing is shown).
+
+    Summed rather than a median: the noise of each case partly cancels out, while the work
+    of a search adds up.
+    """
+    if not works:
+        return False
+    noise = max(baseline) - min(baseline) if len(baseline) > 1 else 0.0
+    return sum(works) >= len(works) * max(floor_seconds, noise)
