@@ -71,9 +71,10 @@ def test_unsolvable_starts_only_when_asked():
 
 # --- the floor and the ceiling of the heuristic check ------------------------
 
-def astar(start, heuristic, ties):
+def astar(start, heuristic, ties, expanded=None):
     """Expansions of an A* on tuples that expands each state once and stops when the goal
-    is taken off the heap; ``ties`` orders equal f: first-in, last-in, by state, deepest."""
+    is taken off the heap; ``ties`` orders equal f: first-in, last-in, by state, deepest.
+    The states it expands are added to ``expanded``."""
     order = itertools.count()
     rank = {"fifo": lambda s, g: next(order), "lifo": lambda s, g: -next(order),
             "state": lambda s, g: s, "deep": lambda s, g: (-g, next(order))}[ties]
@@ -88,6 +89,8 @@ def astar(start, heuristic, ties):
             return expansions
         closed.add(current)
         expansions += 1
+        if expanded is not None:
+            expanded.add(current)
         for neighbor in puzzle.successors(current):
             g = gscore[current] + 1
             if neighbor not in closed and g < gscore.get(neighbor, 99):
@@ -110,15 +113,28 @@ def test_linear_conflicts_never_overestimate_and_never_fall_below_manhattan():
 
 
 def test_every_a_star_with_a_heuristic_of_the_sheet_meets_the_floor_and_the_ceiling():
+    """...and expands only states of the region the judge allows (g + Hamming <= optimum)."""
     heuristics = {"manhattan": puzzle.manhattan, "handout": puzzle.handout_manhattan,
                   "hamming": puzzle.hamming, "linear conflict": oracle.linear_conflict}
     for state in sample_starts():
         expected = oracle.expect({"state": list(state)}, {})
         floor, ceiling = expected["astar_floor"], expected["astar_expansions"]["hamming"]
+        region = puzzle.within_bound(state, expected["optimal_length"])
+        assert len(region) >= ceiling + 1    # the reference expands all it reaches before the goal
         for (name, heuristic), ties in itertools.product(heuristics.items(),
                                                          ("fifo", "lifo", "state", "deep")):
-            expansions = astar(state, heuristic, ties)
+            expanded = set()
+            expansions = astar(state, heuristic, ties, expanded)
             assert floor <= expansions <= ceiling, (state, name, ties, floor, expansions, ceiling)
+            assert expanded <= region, (state, name, ties)
+
+
+def test_a_blind_search_expands_states_outside_the_region():
+    for state in sample_starts(6):
+        region = puzzle.within_bound(state, puzzle_table.distance(state))
+        expanded = set()
+        astar(state, lambda s: 0, "fifo", expanded)
+        assert len(expanded - region) > len(expanded) // 2
 
 
 def test_a_floor_above_the_path_on_most_long_starts():

@@ -155,6 +155,23 @@ def test_more_expansions_than_a_star_with_hamming_fail_the_heuristic_check(cases
     assert heuristic_of(at, case.name).passed
 
 
+def test_expanded_states_no_a_star_expands_fail_the_heuristic_check(cases, settings):
+    case = cases['length-15']
+    start = tuple(case.input['state'])
+    region = puzzle.within_bound(start, case.expected['optimal_length'])
+    near = [puzzle.as_number(s) for s in sorted(region)][:40]
+    reply = search_reply(case, 40, 0.1)
+    reply.observation['expansions']['expanded'] = near
+    assert heuristic_of(EXERCISE.judge(case, [reply], settings), case.name).passed
+    some_far = near[:30] + [puzzle.as_number(s) for s in
+                            sorted(puzzle.within_bound(start, case.expected['optimal_length'] + 6)
+                                   - region)][:10]
+    reply.observation['expansions']['expanded'] = some_far
+    outcome = heuristic_of(EXERCISE.judge(case, [reply], settings), case.name)
+    assert not outcome.passed and '10 of them' in outcome.message
+    assert all(puzzle.from_number(puzzle.as_number(s)) == s for s in region)
+
+
 def values_reply(case, change):
     states = case.input['states']
     manhattan = [change(s, puzzle.manhattan(s)) for s in states]

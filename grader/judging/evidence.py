@@ -206,16 +206,16 @@ def confirm_growing(samples, baseline, unit_name='expansions', spread=4.0, min_w
                     seconds_per_unit=median, spread=round(worst, 2))
 
 
-def searched_in_total(works, floor_seconds, baseline=()):
-    """Whether ``works`` (per-run CPU seconds of heavy cases, the baseline subtracted) add up
-    to a search: at least ``floor_seconds`` a case on the whole, and more than the baseline
-    runs vary by (a case's own CPU time carries that much noise; an import that costs
-    seconds makes a small search impossible to tell from none, and then nothing is shown).
+def searched_beyond_noise(works, floor_seconds, baseline=()):
+    """Whether ``works`` (per-run CPU seconds of heavy cases, the baseline subtracted) show a
+    search: their median at least ``floor_seconds`` and more than the baseline runs vary by.
 
-    Summed rather than a median: the noise of each case partly cancels out, while the work
-    of a search adds up.
+    A case's CPU time carries the noise of everything the case process does besides the
+    search (the import runs again in every case): when an import costs a large share of a
+    second, a small search cannot be told from none, and nothing is shown.  The median keeps
+    one case slowed by a busy machine from showing a search that was not made.
     """
     if not works:
         return False
     noise = max(baseline) - min(baseline) if len(baseline) > 1 else 0.0
-    return sum(works) >= len(works) * max(floor_seconds, noise)
+    return statistics.median(works) >= max(floor_seconds, noise)

@@ -19,7 +19,10 @@ methods instrumented:
   ``instance <= method`` unless a wrapper was re-bound; both are put back
   after the call.  With ``detail``, the class wrapper also notes the state
   it was given: ``distinct`` is how many different states were expanded
-  (an A* with a closed list expands each state once).
+  (an A* with a closed list expands each state once), and ``expanded``
+  lists them (up to :data:`MAX_EXPANDED`, each as the int its nine tiles
+  spell, in no particular order), so the judge can tell which states the
+  search expanded, not only how many.
 - with ``detail``, the heuristics the handout names (``Manhattan``,
   ``Hamming``; option ``heuristics``): calls counted by a wrapper on the
   class, so the judge knows which of them the search used.  (Without
@@ -37,7 +40,7 @@ Observation of a search::
      "printed": str,
      "expansions": {"method": int | null, "instance": int, "intact": bool,
                     "tamper": [names], "distinct": int, "reps": [int, ...],
-                    "heuristics": {name: int}}}
+                    "heuristics": {name: int}, "expanded": [int, ...]}}
 
 Everything but ``reps`` describes the first run; ``reps`` holds each run's
 count of expansions.  ``states`` are capped at :data:`MAX_STATES`
@@ -149,6 +152,9 @@ def plain_function(cls, name):
 
 HEURISTICS = ('Manhattan', 'Hamming')
 MAX_REPS = 16
+MAX_EXPANDED = 5000
+"""Expanded states reported, at most (an A* with the Hamming distance expands up to 4,200 on
+the starts of the heuristic check)."""
 LARGEST = 10 ** 6
 """A heuristic value beyond this is reported as not a number (no state is that far away)."""
 
@@ -160,6 +166,23 @@ def _state_key(state):
     if kind is list or kind is tuple:
         return tuple(state)
     return state if kind is str else None
+
+
+def _numbers(states):
+    """Up to :data:`MAX_EXPANDED` of ``states`` that are states (nine tiles 0..8, each once),
+    each as the int its tiles spell (``123456780``)."""
+    found = []
+    for key in states:
+        tiles = [int(c) for c in key] if type(key) is str and key.isdigit() else key
+        if type(tiles) in (list, tuple) and len(tiles) == 9 and \
+                all(type(t) is int for t in tiles) and sorted(tiles) == list(range(9)):
+            number = 0
+            for tile in tiles:
+                number = number * 10 + tile
+            found.append(number)
+            if len(found) == MAX_EXPANDED:
+                break
+    return found
 
 
 class _Unread:
@@ -242,6 +265,8 @@ def handle(module, payload, options, ctx):
                               distinct=len(expanded) + unread[0],
                               heuristics={h.name: h.calls for h in heuristics
                                           if h.wrapper is not None})
+                if detail:
+                    counts['expanded'] = _numbers(expanded)
     finally:
         expand.restore()
         for counted in heuristics:
