@@ -299,11 +299,14 @@ def test_printed_path_skips_debugging_output_before_the_path():
 
 # --- judge and probe pieces (synthetic observations, no sandbox) -------------
 
-def observation(states=None, kind="path", rebuilt=None, printed="", method=20, instance=20):
+def observation(states=None, kind="path", rebuilt=None, printed="", method=20, instance=20,
+                distinct=None, reps=None, heuristics=None):
     states = states or []
     return {"returned": {"kind": kind, "type": "list", "length": len(states), "states": states},
             "reconstructed": rebuilt, "printed": printed,
-            "expansions": {"method": method, "instance": instance, "intact": True, "tamper": []}}
+            "expansions": {"method": method, "instance": instance, "intact": True, "tamper": [],
+                           "distinct": method if distinct is None else distinct,
+                           "reps": reps or [method], "heuristics": heuristics or {}}}
 
 
 def judged(case_name, obs, policy, status="ok"):
@@ -313,6 +316,8 @@ def judged(case_name, obs, policy, status="ok"):
     settings = policy.exercises["eightpuzzle"]
     cases, _, _ = fixture_files.load_cases(judge.EXERCISE, settings)
     case = next(c for c in cases if c.name == case_name)
+    if status == "ok":
+        assert judge.EXERCISE.observation_validator.is_valid(obs)
     reply = Reply(status=status, observation=obs, wall=0.1, limit=3.0,
                   error="timed out after 3.00 s of CPU time" if status == "timeout" else "")
     replies = [Reply(status="ok", observation=observation(

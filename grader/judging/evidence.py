@@ -89,6 +89,12 @@ def overhead(baseline):
     return max(0.0, fixed - low * per_run), per_run
 
 
+def spread_of(baseline):
+    """How far the CPU seconds of the ``baseline`` requests lie apart (0 with fewer than two)."""
+    cpus = [item[1] if isinstance(item, tuple) else item for item in baseline]
+    return max(cpus) - min(cpus) if len(cpus) > 1 else 0.0
+
+
 def work(sample, costs):
     """CPU seconds of one run of ``sample``'s search, the costs besides it taken off."""
     fixed, per_run = costs
@@ -175,3 +181,88 @@ def withdraw(outcomes, checks, kind, message):
             outcome.passed, outcome.kind, outcome.message = False, kind, message
             failed += 1
     return failed
+
+
+def unit_rates(samples, baseline, min_work=0.0015):
+    """``{case: (count, seconds per counted unit)}`` for the samples with enough work to time."""
+    costs = overhead(baseline)
+    rates = {}
+    for sample in samples:
+        seconds = work(sample, costs)
+        if seconds >= min_work and sample.counts and sample.counts[0] > 0:
+            rates[sample.case] = (sample.counts[0], seconds / sample.counts[0])
+    return rates
+
+
+def confirm_growing(samples, baseline, unit_name='expansions', spread=4.0, min_work=0.0015,
+                    max_seconds_per_unit=None):
+    """:func:`confirm` for searches whose time per unit may grow with the count.
+
+    A search that scans lists (an open list searched for its lowest f, a
+    closed list tested with ``in``) spends time per expansion in proportion
+    to the states it holds: its time per unit grows with the count, up to
+    the count itself (measured: the handout's list style, 37-290 µs per
+    expansion from 12 to 834 expansions).  So instead of one steady rate:
+
+    - every count meets its floor and repeats the same (as :func:`confirm`);
+    - between two cases, the one with fewer counted units may not cost more
+      than ``spread`` times as much per unit as the other (counts that do
+      not grow with the work), and the one with more may cost at most
+      ``spread`` times its share of the count more per unit (no faster than
+      the square of the count);
+    - with ``max_seconds_per_unit``, no case spends more per counted unit.
+    """
+    found = confirm(samples, baseline, unit_name, spread=float('inf'), min_work=min_work)
+    if found.status != CONFIRMED:
+        return found
+    one = unit_name[:-1] if unit_name.endswith('s') else unit_name
+    rates = unit_rates(samples, baseline, min_work)
+    if max_seconds_per_unit is not None:
+        for case, (count, rate) in rates.items():
+            if rate > max_seconds_per_unit:
+                return Evidence(INCONSISTENT, (
+                    f'{1e3 * rate:.2f} ms of CPU time per counted {one} on {case} '
+                    f'({count} counted): far more than any search spends on one, so most of '
+                    'the work was not counted'), seconds_per_unit=rate,
+                    details={'case': case})
+    ordered = sorted(rates.items(), key=lambda item: item[1][0])
+    worst = 1.0
+    for i, (small, (few, slow)) in enumerate(ordered):
+        for large, (many, fast) in ordered[i + 1:]:
+            if slow > spread * fast:
+                return Evidence(INCONSISTENT, (
+                    f'the counts do not follow the CPU time the search used: '
+                    f'{1e6 * slow:.1f} µs per counted {one} on {small} ({few} '
+                    f'counted), {1e6 * fast:.1f} µs on {large} ({many} counted); a search spends '
+                    'no more per unit on the smaller search'), seconds_per_unit=fast,
+                    details={'case': small})
+            allowed = spread * max(1.0, many / few)
+            if fast > allowed * slow:
+                return Evidence(INCONSISTENT, (
+                    f'the counts do not follow the CPU time the search used: '
+                    f'{1e6 * fast:.1f} µs per counted {one} on {large} ({many} '
+                    f'counted) against {1e6 * slow:.1f} µs on {small} ({few} counted), more than '
+                    'the larger count explains'), seconds_per_unit=fast,
+                    details={'case': large})
+            worst = max(worst, slow / fast, fast / (slow * max(1.0, many / few)))
+    if not rates:
+        return found
+    median = statistics.median(rate for _, rate in rates.values())
+    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted {one}, '
+                               f'following the counts within {worst:.2f} times',
+                    seconds_per_unit=median, spread=round(worst, 2))
+
+
+def searched_beyond_noise(works, floor_seconds, baseline=()):
+    """Whether ``works`` (per-run CPU seconds of heavy cases, the baseline subtracted) show a
+    search: their median at least ``floor_seconds`` and more than the baseline runs vary by.
+
+    A case's CPU time carries the noise of everything the case process does besides the
+    search (the import runs again in every case): when an import costs a large share of a
+    second, a small search cannot be told from none, and nothing is shown.  The median keeps
+    one case slowed by a busy machine from showing a search that was not made.
+    """
+    if not works:
+        return False
+    noise = spread_of(baseline)
+    return statistics.median(works) >= max(floor_seconds, noise)

@@ -5,8 +5,11 @@ Input of a case: ``{"state": [nine ints]}``, row by row from the top-left,
 
 ``expected`` holds:
 - ``solvable``: whether the goal can be reached (even inversion parity);
-- ``optimal_length``: the fewest moves to the goal, from the breadth-first
-  table in ``puzzle_table`` (null if unsolvable);
+- ``optimal_length``: the fewest moves to the goal: the length of the
+  reference A*'s path (the Manhattan distance never overestimates, so it is
+  a shortest one; ``tests/test_eightpuzzle_generated.py`` checks it against
+  the breadth-first table in ``puzzle_table`` on many drawn starts); null if
+  unsolvable;
 - ``hamming``, ``manhattan``: the two heuristics of the sheet for the state
   (true Manhattan distance); ``handout_manhattan``: the handout's weaker
   ``Manhattan`` (d // 3 + d % 3 with d the index difference);
@@ -15,7 +18,7 @@ Input of a case: ``{"state": [nine ints]}``, row by row from the top-left,
   open list must make: every state closer than the optimum is expanded
   before the goal is taken off, whatever the tie-breaking. It is the count
   of states at distance < optimal_length (a lower bound; ties at the optimal
-  distance can only add to it);
+  distance can only add to it), summed from :data:`LAYER_SIZES`;
 - ``bfs_expansions``: the same lower bound for a breadth-first search that
   tests neighbours for the goal when they are generated: every state at
   distance <= optimal_length - 2, plus the goal's parent (0 if the start is
@@ -24,13 +27,34 @@ Input of a case: ``{"state": [nine ints]}``, row by row from the top-left,
   must be exhausted before giving up;
 - ``astar_expansions``: ``{"hamming": n, "manhattan": n}``, the expansions of
   the reference A* (``reference/eightpuzzle.py``: binary heap, ties on f in
-  insertion order) with each heuristic; for documentation and calibration;
-  null if unsolvable (the reference checks parity first).
+  insertion order) with each heuristic; null if unsolvable (the reference
+  checks parity first).  Taking ties in insertion order, the reference
+  expands every state whose f = g + h is at most the optimum before it takes
+  the goal off the heap, so its Hamming count is the most any A* expands
+  whose heuristic is consistent and never below the Hamming distance (the
+  handout's Manhattan, the true Manhattan), whatever its tie-breaking and
+  without expanding a state twice: the judge's ceiling for the heuristic
+  check;
+- ``astar_floor``: the states every A* must expand whose heuristic is
+  admissible and never above :func:`linear_conflict` (the Manhattan distance
+  plus two moves for each tile that must leave its goal row or column to
+  let another pass): those reached from the start by a path on which every
+  state has g + linear_conflict below the optimum (A* takes all of them off
+  the open list before the goal).  Every heuristic of the sheet is below
+  it, so an A* whose counted expansions fall short of it on a start was
+  not counted (or its heuristic overestimates); null if unsolvable.
 
 Tags of the default cases: ``required`` (a handout-style A* solves it within
 a generous limit), ``hard`` (only an efficient implementation -- heap and
 sets -- solves it in time), ``heuristic`` (required cases on which the
 expansions are compared with a blind search), ``unsolvable`` (odd parity).
+
+:func:`generate` draws the starts of an official grade (``generated:`` in
+grading.yaml): solvable starts of several depths, all within the required
+group, and unsolvable ones only when asked for (the unsolvable check is
+information only by default, and a list-style search spends its whole limit
+on each).  Their answers come from :func:`expect` like the fixtures', in the
+grader's own process.
 
 ``grader fixtures --regenerate`` recomputes the expected blocks of the
 fixture file; ``python -m reference.oracles.eightpuzzle --write
@@ -39,6 +63,8 @@ with the same writer (:func:`grader.fixtures.dump`), so both give the same
 bytes.
 """
 import argparse
+import bisect
+import collections
 import contextlib
 import functools
 import io
@@ -69,6 +95,18 @@ UNSOLVABLE_RANDOM = 2
 #   answer them in time, so they cannot decide a check it must pass).
 REQUIRED_MAX_LENGTH = 20
 HEURISTIC_MIN_LENGTH = 10
+LAYER_SIZES = (1, 2, 4, 8, 16, 20, 39, 62, 116, 152, 286, 396, 748, 1024, 1893, 2512, 4485,
+               5638, 9529, 10878, 16993, 17110, 23952, 20224, 24047, 15578, 14560, 6274, 3910,
+               760, 221, 2)
+"""How many solvable states lie d moves from the goal, for d = 0..31 (the breadth-first
+table's layers, checked against it by the tests): the blind searches' counts need no table."""
+# The depths drawn for an official grade, cycled: every depth of the required group from
+# 8 on (A* expansions grow about 1.5 times a move), the longer ones first.  Measured on the
+# 2-core development machine: the handout's list-style A* answers a start 20 moves from the
+# goal in about 0.2 s, 18 in 0.02 s; drawing and answering a start takes the grader about
+# 0.02 s (0.1 s at 20 moves, most of it the reference A* with the Hamming distance).
+DRAWN_LENGTHS = (20, 12, 18, 15, 10, 19, 14, 17, 8, 16, 11, 13, 9)
+DRAW_TRIES = 200
 
 
 class _CountingPuzzle(reference.EightPuzzle):
@@ -100,7 +138,7 @@ def expect(input, options):
     state = tuple(input["state"])
     if not puzzle.is_state(state):
         raise ValueError("state must hold each of 0..8 exactly once: {!r}".format(input["state"]))
-    length = puzzle_table.distance(state)
+    length = optimal_length(state)
     solvable = length is not None
     expected = {
         "solvable": solvable,
@@ -112,15 +150,85 @@ def expect(input, options):
     if not solvable:
         expected.update(ucs_expansions=puzzle_table.SOLVABLE_STATES,
                         bfs_expansions=puzzle_table.SOLVABLE_STATES,
-                        astar_expansions=None)
+                        astar_expansions=None, astar_floor=None)
         return expected
-    expected["ucs_expansions"] = puzzle_table.states_closer_than(length)
-    expected["bfs_expansions"] = puzzle_table.states_closer_than(length - 1) + 1 if length else 0
+    expected["ucs_expansions"] = states_closer_than(length)
+    expected["bfs_expansions"] = states_closer_than(length - 1) + 1 if length else 0
     expected["astar_expansions"] = {
         "hamming": astar_expansions(state, "hamming"),
         "manhattan": astar_expansions(state, "manhattan"),
     }
+    expected["astar_floor"] = astar_floor(state, length)
     return expected
+
+
+def states_closer_than(d):
+    """How many solvable states lie strictly fewer than ``d`` moves from the goal."""
+    return sum(LAYER_SIZES[:max(d, 0)])
+
+
+@functools.lru_cache(maxsize=4096)
+def optimal_length(state):
+    """Fewest moves from ``state`` (a tuple) to the goal, or None: the reference A*'s path."""
+    if not puzzle.is_solvable(state):
+        return None
+    path, _ = reference_expansions(state, puzzle.manhattan)
+    return len(path) - 1
+
+
+def _increasing(sequence):
+    """Length of the longest strictly increasing subsequence of ``sequence``."""
+    tails = []
+    for item in sequence:
+        at = bisect.bisect_left(tails, item)
+        tails[at:at + 1] = [item]
+    return len(tails)
+
+
+def linear_conflict(state):
+    """The Manhattan distance plus two moves per tile that must leave its goal line.
+
+    In a row, the tiles whose goal is that row must end in the order of
+    their goal columns; all but the longest run already in order must step
+    out of the row and back (two moves the Manhattan distance does not
+    count), and the same for columns.  It never overestimates the moves
+    left (Hansson, Mayer and Yung, 1992).
+    """
+    total = puzzle.manhattan(state)
+    side = puzzle.SIDE
+    for line in range(side):
+        in_row = [puzzle.GOAL.index(tile) % side for tile in state[line * side:(line + 1) * side]
+                  if tile != puzzle.BLANK and puzzle.GOAL.index(tile) // side == line]
+        in_column = [puzzle.GOAL.index(tile) // side for tile in state[line::side]
+                     if tile != puzzle.BLANK and puzzle.GOAL.index(tile) % side == line]
+        total += 2 * (len(in_row) - _increasing(in_row))
+        total += 2 * (len(in_column) - _increasing(in_column))
+    return total
+
+
+def astar_floor(state, length):
+    """States every A* with an admissible heuristic no larger than linear_conflict expands.
+
+    Breadth-first from ``state``, keeping only states whose depth plus
+    :func:`linear_conflict` is below ``length`` (the optimum): each is
+    reached by a path of such states, and A* with an admissible heuristic
+    takes every state of such a path off the open list before the goal
+    (f = g + h stays below the optimum along it).
+    """
+    start = tuple(state)
+    if linear_conflict(start) >= length:
+        return 0
+    depth = {start: 0}
+    frontier = collections.deque([start])
+    count = 0
+    while frontier:
+        current = frontier.popleft()
+        count += 1
+        for neighbor in puzzle.successors(current):
+            if neighbor not in depth and depth[current] + 1 + linear_conflict(neighbor) < length:
+                depth[neighbor] = depth[current] + 1
+                frontier.append(neighbor)
+    return count
 
 
 @functools.cache
@@ -131,6 +239,54 @@ def astar_expansions(state, heuristic):
     fixture file in one process would otherwise repeat the longest searches.
     """
     return reference_expansions(state, getattr(puzzle, heuristic))[1]
+
+
+def generate(rng, count, options=None):
+    """``count`` starts for one submission, drawn with ``rng`` (inputs and tags only).
+
+    Solvable starts of several depths, cycling through ``lengths`` (default
+    :data:`DRAWN_LENGTHS`, all within the required group; those from
+    :data:`HEURISTIC_MIN_LENGTH` moves on also measure the heuristic):
+    each a random walk from the goal whose true distance, found by the
+    reference A*, is the depth wanted.  With ``unsolvable: n`` in the
+    options, the last ``n`` of the ``count`` are random permutations of odd
+    parity.  No start is drawn twice.
+    """
+    options = options or {}
+    lengths = [int(n) for n in options.get("lengths", DRAWN_LENGTHS)]
+    if not lengths or min(lengths) < 0 or max(lengths) > REQUIRED_MAX_LENGTH:
+        raise ValueError(f"generated lengths must lie in 0..{REQUIRED_MAX_LENGTH}: {lengths}")
+    unsolvable = max(0, min(count, int(options.get("unsolvable", 0))))
+    cases, seen = [], set()
+    while len(cases) < count - unsolvable:
+        length = lengths[len(cases) % len(lengths)]
+        state = _drawn(rng, length, seen)
+        seen.add(state)
+        cases.append({"input": {"state": list(state)}, "tags": _tags(length)})
+    while len(cases) < count:
+        state = list(range(9))
+        rng.shuffle(state)
+        if not puzzle.is_solvable(state) and tuple(state) not in seen:
+            seen.add(tuple(state))
+            cases.append({"input": {"state": state}, "tags": _tags(None)})
+    return cases
+
+
+def _drawn(rng, length, seen):
+    """A start exactly ``length`` moves from the goal: the end of a random walk that gets there.
+
+    Each try walks from the goal without undoing the last slide, up to eight
+    slides more than ``length`` (walks fold back on themselves), and keeps
+    the first state from slide ``length`` on whose true distance is ``length``.
+    """
+    for _ in range(DRAW_TRIES):
+        state, previous = puzzle.GOAL, None
+        for step in range(1, length + rng.randrange(1, 9)):
+            state, previous = rng.choice([s for s in puzzle.successors(state) if s != previous]), state
+            if step >= length and puzzle.manhattan(state) <= length and state not in seen \
+                    and optimal_length(state) == length:
+                return state
+    raise RuntimeError(f"no start {length} moves from the goal found in {DRAW_TRIES} walks")
 
 
 def _tags(length):

@@ -18,10 +18,19 @@ Checks (points come from grading.yaml):
   the goal by single slides.
 - ``optimality`` (``required``): a chain with the optimal number of moves.
   A goal-first path loses only ``validity``.
-- ``heuristic`` (``heuristic``): on a chain, the expansions (calls of
-  ``FindNextStates``) are at most ``margin`` times the fewest a search
-  without a heuristic makes (``bfs_expansions``: breadth-first testing
-  states when they are generated; uniform-cost makes more).
+- ``heuristic`` (``heuristic``): on a chain of the optimal length, the
+  expansions (calls of ``FindNextStates``) show an A* guided by a heuristic
+  of the sheet: at most ``margin`` times the fewest a search without a
+  heuristic makes (``bfs_expansions``), at most ``ceiling`` times what the
+  reference A* with the Hamming distance expands on the same start (the
+  most any A* with a heuristic at least as good expands, whatever its
+  tie-breaking), no state expanded that such an A* never expands (g + the
+  Hamming distance above the optimum: the states are reported, not only
+  their number), and no state expanded again (beyond a share ``repeats``:
+  a heap without a closed-list test on removal expands a few stale entries
+  again).  One more case checks the named heuristics ``Manhattan`` and
+  ``Hamming`` by value on every start (the true or the handout's Manhattan
+  distance, the Hamming distance).
 - ``timeouts`` (``required``): a chain within the calibrated limit.
 - ``hard`` (``hard``): a valid optimal path within the ``hard`` limit.  Only
   a search with a heap and sets answers these in time; the handout's list
@@ -33,38 +42,133 @@ Checks (points come from grading.yaml):
   reach the goal, and a path for a start one move from the goal (so that
   None is an answer, not a placeholder).  ``cases`` as for ``hard``: each
   case may take a list-style solution the whole ``unsolvable`` limit.
+
+Across cases (:meth:`EightPuzzle.review`), every count is a claim of the
+submission's process and is confirmed by the CPU time measured outside it
+(:mod:`grader.judging.evidence`):
+
+- the heuristic check's counts: each at least the expansions any A* with an
+  admissible heuristic up to the Manhattan distance plus linear conflicts
+  must make on that start (``astar_floor``) and at least the path's length,
+  the same when the start is searched again in the same process, and CPU
+  time that follows them (a list-based open list may cost more per
+  expansion as the count grows, never more on the smaller search).
+  Unconfirmed counts earn no heuristic points ("could not be counted"): a
+  search that expands states without calling ``FindNextStates``, or calls
+  it for show, or answers from a table, is not efficient but uncounted.
+  A named heuristic that the search uses and that is wrong by value costs
+  every heuristic case.
+- answers count only where the submission's own search ran: counts
+  confirmed with the path's length as the floor and, on some start of ten
+  moves or more, more expansions than the path has states (a search that
+  never looks at a state off its path reads its moves from a table); or,
+  for a search that cannot be counted, CPU time per start (the median of
+  the starts of ten moves or more) that no look-up spends, above what the
+  runs that search nothing vary by.  Otherwise every answer check fails with "answered without a
+  search".  The import is run again before every case, so its CPU time is
+  part of every case's; a heavy import is reported.
 """
+import functools
+import math
+import statistics
 from collections import Counter
 
 from grader.exercises import base
 from grader.exercises.eightpuzzle import puzzle
+from grader.judging import evidence, shapes
 
 STATE = {'type': ['array', 'null'], 'items': {'type': 'integer', 'minimum': 0, 'maximum': 8},
          'minItems': 9, 'maxItems': 9}
-COUNT = {'type': 'integer', 'minimum': 0}
-OBSERVATION = {
+COUNT = shapes.COUNT
+NAMED = ('Manhattan', 'Hamming')
+"""The heuristics the handout names, checked by value (``options.heuristics`` in grading.yaml)."""
+SEARCH = {
     'type': 'object',
     'required': ['returned', 'reconstructed', 'printed', 'expansions'],
+    'additionalProperties': False,
     'properties': {
         'returned': {'type': 'object', 'required': ['kind', 'type', 'length', 'states'],
+                     'additionalProperties': False,
                      'properties': {
                          'kind': {'enum': ['none', 'false', 'path', 'other']},
-                         'type': {'type': 'string'},
+                         'type': shapes.NAME,
                          'length': COUNT,
                          'states': {'type': 'array', 'items': STATE, 'maxItems': 400}}},
         'reconstructed': {'type': ['object', 'null'], 'required': ['states', 'calls'],
+                          'additionalProperties': False,
                           'properties': {
                               'states': {'type': ['array', 'null'], 'items': STATE,
                                          'maxItems': 400},
                               'calls': COUNT}},
-        'printed': {'type': 'string', 'maxLength': 20000},
+        'printed': shapes.TEXT,
         'expansions': {'type': 'object',
-                       'required': ['method', 'instance', 'intact', 'tamper'],
+                       'required': ['method', 'instance', 'intact', 'tamper', 'distinct', 'reps',
+                                    'heuristics'],
+                       'additionalProperties': False,
                        'properties': {
-                           'method': {'type': ['integer', 'null'], 'minimum': 0},
+                           'method': {'type': ['integer', 'null'], 'minimum': 0,
+                                      'maximum': 10 ** 12},
                            'instance': COUNT, 'intact': {'type': 'boolean'},
-                           'tamper': {'type': 'array', 'items': {'type': 'string'}}}},
+                           'tamper': {'type': 'array', 'items': shapes.NAME, 'maxItems': 20},
+                           'distinct': COUNT,
+                           'reps': {'type': 'array', 'items': COUNT, 'maxItems': 16},
+                           'heuristics': {'type': 'object', 'maxProperties': 8,
+                                          'additionalProperties': COUNT},
+                           'expanded': {'type': 'array', 'maxItems': 5000,
+                                        'items': {'type': 'integer', 'minimum': 0,
+                                                  'maximum': 876543210}}}},
     },
+}
+VALUE = {'type': ['number', 'null'], 'minimum': -10 ** 6, 'maximum': 10 ** 6}
+VALUES = {
+    'type': 'object',
+    'required': ['values'],
+    'additionalProperties': False,
+    'properties': {
+        'values': {'type': 'object', 'maxProperties': 8,
+                   'additionalProperties': {'type': ['array', 'null'], 'items': VALUE,
+                                            'maxItems': 200}}},
+}
+OBSERVATION = {'oneOf': [SEARCH, VALUES]}
+"""A search's observation, or the named heuristics' values (``op: heuristics``)."""
+
+BASELINES = 5
+"""Requests that run no search, timed for what a case costs besides the search (the
+fork, the import run again, the probe)."""
+REP_EXPANSIONS = 200
+"""A heuristic case is searched again until the reference A* would have expanded this many
+states (at most :data:`MAX_REPS` times): small starts take too little time to time alone."""
+MAX_REPS = 3
+HEAVY_LENGTH = 10
+"""Starts this many moves from the goal or more: no search answers them by expanding its path
+only, and their search costs measurable time."""
+SEARCH_FLOOR_UNITS = 0.01
+"""CPU time a start of ten moves or more takes (the median of them), in calibration units,
+below which a search that cannot be counted did not search.  Measured in the sandbox (unit
+0.043-0.045 s): an A* with the Manhattan distance and its own move generator 1.3-1.6 ms
+(0.03 units), breadth-first search 21-23 ms; the public fixtures' paths read from a dict
+-0.04-0.23 ms (the noise of a case's CPU time).  The baseline runs' spread is the floor when
+it is larger: a module that spends 0.4 s at import varies by tens of ms from case to case."""
+MAX_UNITS_PER_EXPANSION = 0.1
+"""CPU time per counted expansion, in units, above which the counts miss most of the work.
+Measured in-process (unit 0.043 s): the handout's list style spends 0.36 ms per expansion at
+965 expansions (0.008 units), 1.3 ms with the Hamming distance at 3,350 (0.03 units; its time
+grows with the count); a breadth-first search that counts only the states of its path 0.2
+units per counted expansion at 20 moves."""
+GOAL_SLACK = 2
+"""Expansions allowed above the ceiling: a search that expands the goal (or the start once
+more) before it stops is no less guided by its heuristic."""
+MIN_WORK = 0.002
+"""CPU seconds per run below which a case is too small to time against the others."""
+MAX_VALUES = 100
+"""Starts on which the named heuristics are checked by value, at most, per values case."""
+IMPORT_NOTE_SECONDS = 0.1
+"""An import that costs more CPU time than this is reported: it runs again before every case
+(an import that only defines the class takes about 5 ms)."""
+
+HEURISTIC_WORDS = {
+    'Manhattan': 'Manhattan distance (rows plus columns of every tile but the blank)',
+    'Hamming': 'Hamming distance (tiles but the blank off their square)',
 }
 
 CONTROL = (1, 2, 3, 4, 5, 6, 7, 0, 8)
@@ -95,7 +199,7 @@ class Answer:
             return 'none', '', None
         if self.length > len(states):
             return 'long', '', None
-        bad = next((i for i, s in enumerate(states) if s is None), None)
+        bad = next((i for i, s in enumerate(states) if not puzzle.is_state(s)), None)
         if bad is not None:
             return 'items', '', bad
         step = next((i for i in range(len(states) - 1)
@@ -132,7 +236,7 @@ def read_path(observation, start):
         return 'list', states, returned['length']
     rebuilt = observation.get('reconstructed') or {}
     if rebuilt.get('states'):
-        states = [tuple(s) for s in rebuilt['states']]
+        states = [tuple(s) if s is not None else None for s in rebuilt['states']]
         return 'reconstruct_path', states, len(states)
     printed = puzzle.printed_path(observation.get('printed', ''), start)
     if printed:
@@ -144,6 +248,11 @@ def expansions_of(observation):
     """Calls of FindNextStates: the class wrapper's count, or the instance's if there is none."""
     counts = observation['expansions']
     return counts['method'] if counts['method'] is not None else counts['instance']
+
+
+def searched(reply):
+    """Whether ``reply`` carries a search's observation (not the heuristics' values)."""
+    return reply.ok and 'returned' in reply.observation
 
 
 def describe_returned(observation):
@@ -160,9 +269,44 @@ def describe_returned(observation):
 
 
 def graded(settings, check, case):
-    """Whether ``case`` is among the check's ``cases`` parameter (comma-separated; absent: all)."""
+    """Whether ``case`` is graded by ``check``: a drawn case always; a fixture case if it is
+    among the check's ``cases`` parameter (comma-separated; absent: all)."""
     names = settings.check_param(check, 'cases', None)
-    return names is None or case.name in [n.strip() for n in str(names).split(',')]
+    return case.generated or names is None or \
+        case.name in [n.strip() for n in str(names).split(',')]
+
+
+@functools.lru_cache(maxsize=256)
+def _region(start, length):
+    return frozenset(puzzle.as_number(s) for s in puzzle.within_bound(start, length))
+
+
+def strays(case, expanded):
+    """How many of the ``expanded`` states (as :func:`puzzle.as_number` writes them) no A*
+    whose heuristic is consistent and at least the Hamming distance expands on ``case``."""
+    length = case.expected.get('optimal_length')
+    if not expanded or length is None:
+        return 0
+    region = _region(tuple(case.input['state']), length)
+    return sum(1 for number in expanded if number not in region)
+
+
+def reps_for(case):
+    """How many times a heuristic case is searched in one process (see :data:`REP_EXPANSIONS`)."""
+    reference = (case.expected.get('astar_expansions') or {}).get('manhattan') or 1
+    return max(1, min(MAX_REPS, math.ceil(REP_EXPANSIONS / max(1, reference))))
+
+
+def values_case(name, cases, hidden):
+    """The case that checks the named heuristics by value on the starts of ``cases`` (the
+    first :data:`MAX_VALUES` of them)."""
+    cases = cases[:MAX_VALUES]
+    states = [list(c.input['state']) for c in cases]
+    expected = {'values': [{k: c.expected[k] for k in ('manhattan', 'handout_manhattan',
+                                                       'hamming')} for c in cases]}
+    return base.Case(name=name, input={'states': states}, expected=expected,
+                     source='the starts of the other cases', tags=('values',), hidden=hidden,
+                     generated=hidden)
 
 
 class EightPuzzle(base.Exercise):
@@ -174,13 +318,35 @@ class EightPuzzle(base.Exercise):
     checks = (
         base.Check('validity', 'the path runs from the start to the goal by single slides', 1.0),
         base.Check('optimality', 'the path is a shortest one', 0.75),
-        base.Check('heuristic', 'the search expands fewer states than one without a heuristic', 0.5),
+        base.Check('heuristic', 'A* expands as few states as the heuristics of the sheet allow, '
+                   'each once, and Manhattan and Hamming are right', 0.5),
         base.Check('timeouts', 'every required start answered within its time limit', 0.25),
         base.Check('hard', 'long solutions (22-31 moves) within the hard limit', 0.0),
         base.Check('unsolvable', 'a clear failure value for a start that cannot reach the goal', 0.0),
     )
 
+    # -- cases and requests ------------------------------------------------
+    def extra_cases(self, cases, settings):
+        """Baselines, and the named heuristics checked by value on the public and drawn starts."""
+        extra = [base.Case(name=f'baseline-{i + 1}', input={}, expected={}, tags=('baseline',))
+                 for i in range(BASELINES)]
+        if 'heuristic' in settings.checks:
+            public = [c for c in cases if not c.hidden]
+            unseen = [c for c in cases if c.hidden]
+            if public:
+                extra.append(values_case('heuristic-values', public, False))
+            if unseen:
+                extra.append(values_case('heuristic-values-drawn', unseen, True))
+        return extra
+
+    def child_options(self, settings):
+        return dict({'heuristics': list(NAMED)}, **settings.options)
+
     def requests(self, case, settings):
+        if 'baseline' in case.tags:
+            return [base.Request({'state': list(puzzle.GOAL), 'reps': 0})]
+        if 'values' in case.tags:
+            return [base.Request({'op': 'heuristics', 'states': case.input['states']})]
         state = list(case.input['state'])
         if 'unsolvable' in case.tags:
             if not graded(settings, 'unsolvable', case):
@@ -189,11 +355,19 @@ class EightPuzzle(base.Exercise):
                     base.Request({'state': state}, 'unsolvable')]
         if 'hard' in case.tags:
             return [base.Request({'state': state}, 'hard')] if graded(settings, 'hard', case) else []
+        if 'heuristic' in case.tags:
+            return [base.Request({'state': state, 'reps': reps_for(case), 'detail': True})]
         return [base.Request({'state': state})]
 
     def judge(self, case, replies, settings):
         if not replies:
             return []
+        if 'baseline' in case.tags:
+            reply, = replies
+            return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
+                                 measured={'cpu': reply.cpu})]
+        if 'values' in case.tags:
+            return [self._judge_values(case, replies[0], settings)]
         if 'unsolvable' in case.tags:
             return [self._judge_unsolvable(case, replies, settings)]
         reply, = replies
@@ -207,7 +381,8 @@ class EightPuzzle(base.Exercise):
             if 'heuristic' in case.tags:
                 checks.append('heuristic')
 
-        def outcome(check, passed, message, answer=None, cause='', drawing='', measured=None):
+        def outcome(check, passed, message, answer=None, cause='', drawing='', measured=None,
+                    kind=''):
             lines = [f'Astar({list(start)})  ({case.source})', picture]
             if answer is not None and answer.returned_text():
                 lines.append(answer.returned_text())
@@ -218,7 +393,7 @@ class EightPuzzle(base.Exercise):
             if cause:
                 lines.append(cause)
             return base.Outcome(check, case.name, passed, message,
-                                '\n'.join(lines) if not passed else '', measured or {})
+                                '\n'.join(lines) if not passed else '', measured or {}, kind)
 
         if not reply.ok:
             reason = base.failure_message(reply)
@@ -234,9 +409,17 @@ class EightPuzzle(base.Exercise):
                     for c in checks]
 
         obs = reply.observation
+        if not searched(reply):
+            return [outcome(c, False, 'the reply of the search did not have the expected shape',
+                            kind='invalid reply') for c in checks]
         answer = Answer(obs, start)
+        counts = obs['expansions']
+        right = answer.chain and answer.moves == expected['optimal_length']
         measured = {'convention': answer.convention, 'moves': answer.moves,
-                    'expansions': expansions_of(obs), 'seconds': round(reply.wall, 4)}
+                    'expansions': expansions_of(obs), 'seconds': round(reply.wall, 4),
+                    'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
+                    'length': expected['optimal_length'], 'right': right,
+                    'heuristics': dict(counts['heuristics'])}
         problem = None if answer.valid else self._problem(case, obs, answer)
         results = []
         for check in checks:
@@ -336,12 +519,19 @@ class EightPuzzle(base.Exercise):
     def _judge_heuristic(case, obs, answer, settings, outcome, measured):
         counts = obs['expansions']
         margin = settings.check_param('heuristic', 'margin', 0.5)
+        ceiling_share = settings.check_param('heuristic', 'ceiling', 1.0)
+        repeats_share = settings.check_param('heuristic', 'repeats', 0.05)
         expansions = expansions_of(obs)
-        blind = case.expected['bfs_expansions']
-        uniform = case.expected['ucs_expansions']
+        expected = case.expected
+        blind = expected['bfs_expansions']
+        uniform = expected['ucs_expansions']
+        hamming = (expected.get('astar_expansions') or {}).get('hamming')
+        length = expected['optimal_length']
         ratio = round(expansions / blind, 4) if blind else None
+        again = max(0, expansions - counts['distinct']) if counts['method'] is not None else 0
         measured = dict(measured, expansions=expansions, instance=counts['instance'],
-                        bfs_expansions=blind, ratio=ratio)
+                        bfs_expansions=blind, ratio=ratio, again=again,
+                        floor=max(length or 0, expected.get('astar_floor') or 0))
         tampered = []
         if not counts['intact']:
             tampered.append('a wrapped method was re-bound during the search')
@@ -352,27 +542,101 @@ class EightPuzzle(base.Exercise):
         if tampered:
             measured['tampered'] = True
             return outcome('heuristic', False, 'measurement tampered: ' + '; '.join(tampered),
-                           answer, measured=measured)
+                           answer, measured=measured, kind='not measured')
         if not answer.chain:
             return outcome('heuristic', False, f'{expansions} expansions, but no path from the '
-                           'start to the goal', answer, measured=measured)
-        if expansions < case.expected['optimal_length']:
+                           'start to the goal', answer, measured=measured, kind='wrong answer')
+        if answer.moves != length:
+            return outcome('heuristic', False, f'{expansions} expansions, but the path is not a '
+                           'shortest one', answer, measured=measured, kind='wrong answer')
+        if expansions < length:
             return outcome('heuristic', False, f'FindNextStates was called {expansions} times for '
                            f'a path of {moves(answer.moves)}: the expansions cannot be counted',
                            answer, 'Generate the neighbours of a state with '
                            'self.FindNextStates(state): each call is one expansion.',
-                           measured=measured)
-        if case.hidden:
+                           measured=measured, kind='not measured')
+        if again > max(2, repeats_share * expansions):
+            return outcome('heuristic', False, f'{expansions} expansions of {counts["distinct"]} '
+                           f'different states: {again} expansions of a state already expanded',
+                           answer, 'A state taken off the open list a second time must not be '
+                           'expanded again: skip it when it is already on the closed list (the '
+                           'sheet\'s closedSet), and do not put closed states back on the open '
+                           'list.', measured=measured)
+        if case.hidden or ratio is None:
             summary = f'{expansions} expansions'
         else:
             summary = (f'{expansions} expansions; a search without a heuristic makes at least '
                        f'{blind} (breadth-first) or {uniform} (uniform-cost): ratio {ratio:.3f}')
-        if ratio is not None and ratio <= margin:
-            return outcome('heuristic', True, summary, measured=measured)
-        return outcome('heuristic', False, summary + f' (above {margin:g}: as many as a blind '
-                       'search)', answer, 'The search does not seem to use the heuristic: is '
-                       'fScore = gScore + heuristic, and is the next state the one with the '
-                       'lowest fScore?', measured=measured)
+        if ratio is not None and ratio > margin:
+            return outcome('heuristic', False, summary + f' (above {margin:g}: as many as a blind '
+                           'search)', answer, 'The search does not seem to use the heuristic: is '
+                           'fScore = gScore + heuristic, and is the next state the one with the '
+                           'lowest fScore?', measured=measured)
+        outside = strays(case, counts.get('expanded', ()))
+        if outside > GOAL_SLACK:
+            return outcome('heuristic', False, f'{expansions} expansions, {outside} of them of '
+                           'states that no A* with a heuristic of the sheet takes off the open '
+                           'list on this start (their moves from the start plus their Hamming '
+                           'distance exceed the optimum)', answer,
+                           'A* expands only states with f = g + h up to the length of the '
+                           'shortest path; states beyond it come from a search without a '
+                           'heuristic, a heuristic weaker than the sheet\'s, or expansions that '
+                           'FindNextStates did not count.', measured=measured)
+        if hamming is not None and expansions > ceiling_share * hamming + GOAL_SLACK:
+            more = '' if case.hidden else f' ({hamming} with the Hamming distance)'
+            return outcome('heuristic', False, f'{summary}: more than A* with the weakest '
+                           f'heuristic of the sheet expands on this start{more}', answer,
+                           'The heuristic is weaker than the sheet\'s Manhattan and Hamming '
+                           'distances (is a distance divided, or left out for some tiles?), '
+                           'or states are expanded that A* never takes off the open list.',
+                           measured=measured)
+        return outcome('heuristic', True, summary, measured=measured)
+
+    def _judge_values(self, case, reply, settings):
+        """The named heuristics' values against the true ones on every start."""
+        measured = {'wrong': [], 'values': True}
+        feedback = []
+
+        def failed(message, kind):
+            return base.Outcome('heuristic', case.name, False, message, '\n'.join(feedback),
+                                measured, kind)
+
+        if not reply.ok:
+            return failed(base.failure_message(reply), '')
+        found = reply.observation.get('values')
+        if not isinstance(found, dict):
+            return failed('the reply of the heuristics did not have the expected shape',
+                          'invalid reply')
+        states, expected = case.input['states'], case.expected['values']
+        checked = []
+        for name in NAMED:
+            got = found.get(name)
+            if got is None:
+                continue
+            checked.append(name)
+            accepted = ('manhattan', 'handout_manhattan') if name == 'Manhattan' else ('hamming',)
+            for state, value, right in zip(states, got, expected):
+                if value is not None and any(value == right[k] for k in accepted):
+                    continue
+                measured['wrong'].append(name)
+                truth = right[accepted[0]]
+                shown = 'no number' if value is None else f'{value:g}'
+                if not case.hidden:
+                    feedback += [f'{name}({state})', puzzle.render(state),
+                                 f'returned {shown}; the {HEURISTIC_WORDS[name]} is {truth}']
+                break
+            if len(got) != len(states) and name not in measured['wrong']:
+                measured['wrong'].append(name)
+        if measured['wrong']:
+            feedback.append('A heuristic that overestimates makes A* miss shortest paths; one '
+                            'that underestimates more than the sheet\'s makes it expand more.')
+            return failed(f"{' and '.join(measured['wrong'])} "
+                          f"{'does' if len(measured['wrong']) == 1 else 'do'} not return the "
+                          'distance of the sheet', 'wrong value')
+        what = ' and '.join(checked) if checked else 'no named heuristic found'
+        return base.Outcome('heuristic', case.name, True,
+                            f'{what}: right on {len(states)} starts' if checked else what,
+                            measured=measured)
 
     @staticmethod
     def _judge_unsolvable(case, replies, settings):
@@ -395,6 +659,10 @@ class EightPuzzle(base.Exercise):
                            'timed out', cause)
         if not reply.ok:
             return outcome(False, base.failure_message(reply), reply.status)
+        if not searched(reply):
+            return base.Outcome('unsolvable', case.name, False, 'the reply of the search did not '
+                                'have the expected shape', measured={'outcome': 'invalid reply'},
+                                kind='invalid reply')
         obs = reply.observation
         answer = Answer(obs, start)
         returned = describe_returned(obs)
@@ -406,11 +674,127 @@ class EightPuzzle(base.Exercise):
             return outcome(False, f'returned {returned}; expected None, False or an empty list',
                            f'returned {returned}', 'Return None (or False, or an empty list) '
                            'when the goal cannot be reached.')
-        if not (control.ok and Answer(control.observation, CONTROL).chain):
+        if not (searched(control) and Answer(control.observation, CONTROL).chain):
             return outcome(False, f'returned {returned}, but also no path for a start one move '
                            'from the goal, so it says nothing about this start',
                            f'returned {returned}')
         return outcome(True, f'returned {returned} ({reply.wall:.2f} s)', f'returned {returned}')
+
+    # -- the import ---------------------------------------------------------
+    def load_outcomes(self, loaded, settings):
+        """The import's CPU time, for :meth:`review` (it is run again before every case)."""
+        return [base.Outcome('_import', '(module)', True, measured={'cpu': loaded.cpu})]
+
+    def load_warnings(self, loaded, settings):
+        if loaded.cpu < IMPORT_NOTE_SECONDS:
+            return []
+        return [f'your module used {loaded.cpu:.2f} s of CPU time when it was imported, and it '
+                'is imported again before every start, so that time counts in every case: work '
+                'done at import (a game played at module level, a table of answers) is not part '
+                "of Astar's search; put it under `if __name__ == '__main__':`."]
+
+    # -- across cases -------------------------------------------------------
+    def review(self, outcomes, settings, context):
+        """Confirm the counts with the CPU time, check the named heuristics, require a search."""
+        unit = context.get('unit') or 0.0
+        baseline = [o.measured['cpu'] for o in outcomes if o.check == '_baseline' and o.passed]
+        imported = next((o.measured['cpu'] for o in outcomes if o.check == '_import'), 0.0)
+        searches = [o for o in outcomes if o.check == 'validity' and 'counts' in o.measured]
+        heuristic = [o for o in outcomes if o.check == 'heuristic' and 'counts' in o.measured]
+        max_rate = MAX_UNITS_PER_EXPANSION * unit if unit else None
+
+        # Heuristic credit: counts at least A*'s floor on every start answered right.
+        samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
+                                   o.measured['floor']) for o in heuristic if o.measured['right']]
+        found = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
+                                         max_seconds_per_unit=max_rate)
+        facts = {'evidence': {'status': found.status, 'reason': self._reason(found, samples),
+                              'seconds_per_expansion': found.seconds_per_unit,
+                              'spread': found.spread}}
+        if not found.confirmed:
+            for o in heuristic:
+                if o.passed:
+                    o.passed, o.kind = False, 'not measured'
+                    o.message = f'could not be counted: {facts["evidence"]["reason"]}'
+
+        # Answers: a search ran in the calls.
+        heavy = [o for o in searches if o.measured['right']
+                 and (o.measured['length'] or 0) >= HEAVY_LENGTH]
+        facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate)
+        if heavy and not facts['searched']:
+            counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
+            how = ('the expansions were only the states of the path returned' if counted else
+                   'FindNextStates was not called for the states of the path')
+            heavy_import = (f'; your module used {imported:.2f} s of CPU time when it was '
+                            'imported, and a table built at import is not a search of Astar'
+                            if imported >= IMPORT_NOTE_SECONDS else '')
+            for o in outcomes:
+                if o.passed and o.check in ('validity', 'optimality', 'timeouts', 'hard',
+                                            'heuristic') and 'counts' in o.measured:
+                    o.passed, o.kind = False, 'no search'
+                    o.message = (f'answered without a search: on every start of ten moves or '
+                                 f'more {how}, and the CPU time shows no search either (a table '
+                                 'of answers earns nothing)' + heavy_import)
+        self._review_values(outcomes, searches)
+        return outcomes, facts
+
+    @staticmethod
+    def _reason(found, samples):
+        """The evidence's sentence, in the words of this exercise."""
+        case = found.details.get('case')
+        sample = next((s for s in samples if s.case == case), None)
+        if found.status == evidence.NOT_COUNTED and sample is not None:
+            return (f'{sample.counts[0]} expansions counted on {case} where any A* with the '
+                    f'heuristics of the sheet expands at least {sample.floor}: FindNextStates '
+                    'is not called for every state the search expands (its own move generator? '
+                    'a table?), or the heuristic overestimates')
+        if found.status == evidence.CACHED:
+            return (f'the same start searched again counted {min(sample.counts)} expansions '
+                    f'instead of {sample.counts[0]} on {case}: the search keeps results '
+                    'between calls' if sample else found.reason)
+        return found.reason
+
+    @staticmethod
+    def _review_values(outcomes, searches):
+        """A named heuristic wrong by value costs every heuristic case when the search uses it."""
+        values = [o for o in outcomes if o.check == 'heuristic' and o.measured.get('values')]
+        if not any(o.passed for o in outcomes if o.check == 'heuristic' and 'counts' in o.measured):
+            for o in values:     # right values earn nothing for a search that does not use them
+                if o.passed:
+                    o.passed, o.kind = False, 'wrong answer'
+                    o.message += ', but no start was searched with the efficiency A* reaches'
+        wrong = {name for o in values for name in o.measured['wrong']}
+        expansions = sum(o.measured['expansions'] or 0 for o in searches)
+        used = sorted(name for name in wrong
+                      if sum(o.measured['heuristics'].get(name, 0) for o in searches)
+                      >= max(1, expansions / 2))
+        if not used:
+            return
+        for o in outcomes:
+            if o.check == 'heuristic' and o.passed and 'counts' in o.measured:
+                o.passed, o.kind = False, 'wrong value'
+                o.message = (f"the search uses {' and '.join(used)}, which "
+                             f"{'does' if len(used) == 1 else 'do'} not return the distance of "
+                             'the sheet (see the heuristic values)')
+
+    @staticmethod
+    def _searched(heavy, baseline, unit, max_rate):
+        """``(searched, cpu)``: whether the calls show a search on the starts of ten moves or
+        more, and their CPU seconds per start (the ``median``, against what a search that
+        cannot be counted ``needed``)."""
+        samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
+                                   o.measured['length']) for o in heavy]
+        counted = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
+                                           max_seconds_per_unit=max_rate)
+        beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in heavy)
+        costs = evidence.overhead(baseline)
+        works = [evidence.work(sample, costs) for sample in samples]
+        noise = evidence.spread_of(baseline)
+        cpu = {'starts': len(works), 'median': round(statistics.median(works), 6) if works else None,
+               'needed': round(max(SEARCH_FLOOR_UNITS * unit, noise), 6)}
+        if counted.confirmed and beyond:
+            return True, cpu
+        return evidence.searched_beyond_noise(works, SEARCH_FLOOR_UNITS * unit, baseline), cpu
 
     def facts(self, outcomes, settings):
         conventions = Counter(o.measured['convention'] for o in outcomes
@@ -427,7 +811,7 @@ class EightPuzzle(base.Exercise):
         if ratios:
             facts['expansion_ratio_max'] = ratios[-1]
         if unsolvable:
-            facts['unsolvable_outcome'] = unsolvable[0].measured['outcome']
+            facts['unsolvable_outcome'] = unsolvable[0].measured.get('outcome', 'not measured')
         return facts
 
 

@@ -177,3 +177,42 @@ def printed_path(text, start):
     end = max((i for i, s in enumerate(states) if s == GOAL), default=len(states) - 1)
     begin = max((i for i, s in enumerate(states[:end + 1]) if s == start), default=0)
     return states[begin:end + 1]
+
+
+def as_number(state):
+    """The state as one int, its tiles read as the digits of a number (``123456780``)."""
+    number = 0
+    for tile in state:
+        number = number * 10 + tile
+    return number
+
+
+def from_number(number):
+    """The state (a tuple) that :func:`as_number` wrote as ``number``."""
+    return tuple(int(digit) for digit in str(number).zfill(9))
+
+
+def within_bound(start, bound, heuristic=hamming):
+    """Every state ``s`` with g(s) + heuristic(s) <= ``bound``, g the moves from ``start``.
+
+    Breadth-first from ``start``, not going past a state above the bound.  For a consistent
+    heuristic (Hamming, Manhattan: a slide changes them by at most one) g + h never falls
+    along a shortest path, so this finds every such state.  When ``bound`` is the optimum,
+    these are the only states an A* whose heuristic is consistent and at least ``heuristic``
+    ever expands.
+    """
+    start = tuple(start)
+    if heuristic(start) > bound:
+        return set()
+    depth = {start: 0}
+    frontier = [start]
+    while frontier:
+        following = []
+        for state in frontier:
+            moves = depth[state] + 1
+            for neighbor in successors(state):
+                if neighbor not in depth and moves + heuristic(neighbor) <= bound:
+                    depth[neighbor] = moves
+                    following.append(neighbor)
+        frontier = following
+    return set(depth)

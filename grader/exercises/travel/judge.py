@@ -95,6 +95,11 @@ OBSERVATION = {
         'heuristics': {'type': 'array', 'items': shapes.PLAIN_ITEM, 'minItems': 2, 'maxItems': 2},
         'less': {'type': 'array', 'items': shapes.PLAIN_ITEM, 'minItems': 2, 'maxItems': 2},
     },
+    # A returned State comes with the walk along its previous links.
+    'if': {'required': ['returned'],
+           'properties': {'returned': {'required': ['kind'],
+                                       'properties': {'kind': {'const': 'state'}}}}},
+    'then': {'required': ['chain', 'chain_end']},
 }
 BASELINES = 3
 """Requests per counted city that build the CityMap and search nothing: what a case costs

@@ -1,0 +1,418 @@
+"""The eight puzzle's measurements, without a sandbox: probe pieces, judge rules, review.
+
+The probe is run in-process on the reference solution and on small classes
+written here (trusted code); the judge and its review on synthetic
+observations with chosen CPU times, so each rule is shown to pass what it
+must and fail what it must.
+"""
+import contextlib
+import io
+import types
+
+import pytest
+
+from grader import fixtures
+from grader.exercises import base
+from grader.exercises.eightpuzzle import judge, probe, puzzle
+from grader.judging import evidence
+from grader.sandbox.session import Reply
+from reference import eightpuzzle as reference
+
+EXERCISE = judge.EXERCISE
+OPTIONS = {'class': 'EightPuzzle', 'entry': 'Astar', 'heuristics': ['Manhattan', 'Hamming']}
+
+
+class Context:
+    def __init__(self):
+        self.buffer = io.StringIO()
+
+    def output(self):
+        return self.buffer.getvalue()
+
+
+def handled(cls, payload):
+    module = types.ModuleType('submission')
+    module.EightPuzzle = cls
+    ctx = Context()
+    with contextlib.redirect_stdout(ctx.buffer):
+        return probe.handle(module, payload, OPTIONS, ctx)
+
+
+# --- probe ------------------------------------------------------------------
+
+def test_probe_counts_expansions_states_and_heuristic_calls_and_puts_the_class_back():
+    state = [1, 2, 3, 4, 0, 6, 7, 5, 8]
+    before = reference.EightPuzzle.__dict__['FindNextStates']
+    seen = handled(reference.EightPuzzle, {'state': state, 'reps': 2, 'detail': True})
+    counts = seen['expansions']
+    assert counts['reps'] == [counts['method']] * 2 and counts['method'] >= 2
+    assert counts['distinct'] == counts['method'] and counts['intact']
+    assert counts['heuristics']['Manhattan'] > 0 and counts['heuristics']['Hamming'] == 0
+    assert len(seen['returned']['states']) == 3
+    assert reference.EightPuzzle.__dict__['FindNextStates'] is before
+    assert 'Manhattan' in reference.EightPuzzle.__dict__
+
+
+def test_probe_tells_a_state_expanded_again():
+    class Again(reference.EightPuzzle):
+        def Astar(self, state):
+            self.FindNextStates(state)
+            self.FindNextStates(list(state))
+            return super().Astar(state)
+
+    counts = handled(Again, {'state': [1, 2, 3, 4, 5, 6, 7, 0, 8], 'detail': True})['expansions']
+    assert counts['method'] == 3 and counts['distinct'] == 1   # the start three times
+
+
+def test_probe_without_detail_watches_neither_states_nor_heuristics():
+    counts = handled(reference.EightPuzzle, {'state': [1, 2, 3, 4, 5, 6, 0, 7, 8]})['expansions']
+    assert counts['distinct'] == 0 and counts['heuristics'] == {} and counts['method'] > 0
+
+
+def test_a_baseline_request_searches_nothing():
+    class Never(reference.EightPuzzle):
+        def Astar(self, state):
+            raise AssertionError('searched')
+
+    seen = handled(Never, {'state': list(puzzle.GOAL), 'reps': 0})
+    assert seen['expansions']['reps'] == [] and seen['returned']['kind'] == 'none'
+
+
+def test_probe_reports_the_named_heuristics_values():
+    class Odd(reference.EightPuzzle):
+        def Manhattan(self, state):
+            if state[0] == 0:
+                raise ValueError('no')
+            return super().Manhattan(state) / 2
+
+        Hamming = None
+
+    states = [[1, 2, 3, 4, 5, 6, 7, 0, 8], [0, 1, 2, 3, 4, 5, 6, 7, 8]]
+    seen = handled(Odd, {'op': 'heuristics', 'states': states})
+    assert seen == {'values': {'Manhattan': [0.5, None], 'Hamming': None}}
+    assert EXERCISE.observation_validator.is_valid(seen)
+
+
+# --- the judge ------------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def settings(policy):
+    return policy.exercises['eightpuzzle']
+
+
+@pytest.fixture(scope='module')
+def cases(settings):
+    found, _, _ = fixtures.load_cases(EXERCISE, settings)
+    return {case.name: case for case in found}
+
+
+def shortest_path(start):
+    from reference.oracles import puzzle_table
+    path = [tuple(start)]
+    while path[-1] != puzzle.GOAL:
+        path.append(min(puzzle.successors(path[-1]), key=puzzle_table.distance))
+    return [list(s) for s in path]
+
+
+def search_reply(case, expansions, cpu, distinct=None, calls=None, reps=1):
+    path = shortest_path(case.input['state'])
+    observation = {
+        'returned': {'kind': 'path', 'type': 'list', 'length': len(path), 'states': path},
+        'reconstructed': None, 'printed': '',
+        'expansions': {'method': expansions, 'instance': expansions, 'intact': True,
+                       'tamper': [], 'distinct': expansions if distinct is None else distinct,
+                       'reps': [expansions] * reps,
+                       'heuristics': {'Manhattan': 2 * expansions} if calls is None else calls}}
+    assert EXERCISE.observation_validator.is_valid(observation)
+    return Reply(status='ok', observation=observation, cpu=cpu, wall=cpu, limit=3.0)
+
+
+def heuristic_of(outcomes, case):
+    return next(o for o in outcomes if o.check == 'heuristic' and o.case == case)
+
+
+def test_a_state_expanded_again_fails_the_heuristic_check(cases, settings):
+    case = cases['length-20-a']
+    expected = case.expected['astar_expansions']['manhattan']
+    once = EXERCISE.judge(case, [search_reply(case, expected, 0.1)], settings)
+    assert heuristic_of(once, case.name).passed
+    again = EXERCISE.judge(case, [search_reply(case, expected, 0.1, distinct=expected - 40)],
+                           settings)
+    outcome = heuristic_of(again, case.name)
+    assert not outcome.passed and 'already expanded' in outcome.message
+    few = EXERCISE.judge(case, [search_reply(case, expected, 0.1, distinct=expected - 2)],
+                         settings)
+    assert heuristic_of(few, case.name).passed    # stale heap entries: a few are allowed
+
+
+def test_more_expansions_than_a_star_with_hamming_fail_the_heuristic_check(cases, settings):
+    case = cases['length-20-a']
+    hamming = case.expected['astar_expansions']['hamming']
+    outcomes = EXERCISE.judge(case, [search_reply(case, hamming + 60, 0.1)], settings)
+    outcome = heuristic_of(outcomes, case.name)
+    assert not outcome.passed and 'Hamming' in outcome.message
+    at = EXERCISE.judge(case, [search_reply(case, hamming, 0.1)], settings)
+    assert heuristic_of(at, case.name).passed
+
+
+def test_expanded_states_no_a_star_expands_fail_the_heuristic_check(cases, settings):
+    case = cases['length-15']
+    start = tuple(case.input['state'])
+    region = puzzle.within_bound(start, case.expected['optimal_length'])
+    near = [puzzle.as_number(s) for s in sorted(region)][:40]
+    reply = search_reply(case, 40, 0.1)
+    reply.observation['expansions']['expanded'] = near
+    assert heuristic_of(EXERCISE.judge(case, [reply], settings), case.name).passed
+    some_far = near[:30] + [puzzle.as_number(s) for s in
+                            sorted(puzzle.within_bound(start, case.expected['optimal_length'] + 6)
+                                   - region)][:10]
+    reply.observation['expansions']['expanded'] = some_far
+    outcome = heuristic_of(EXERCISE.judge(case, [reply], settings), case.name)
+    assert not outcome.passed and '10 of them' in outcome.message
+    assert all(puzzle.from_number(puzzle.as_number(s)) == s for s in region)
+
+
+def values_reply(case, change):
+    states = case.input['states']
+    manhattan = [change(s, puzzle.manhattan(s)) for s in states]
+    return Reply(status='ok', observation={'values': {
+        'Manhattan': manhattan, 'Hamming': [puzzle.hamming(s) for s in states]}})
+
+
+@pytest.fixture(scope='module')
+def values_cases(cases, settings):
+    extra = EXERCISE.extra_cases(list(cases.values()), settings)
+    return next(c for c in extra if 'values' in c.tags)
+
+
+def test_the_true_and_the_handouts_manhattan_are_right_by_value(values_cases, settings):
+    case = values_cases
+    assert EXERCISE.judge(case, [values_reply(case, lambda s, m: m)], settings)[0].passed
+    handout = values_reply(case, lambda s, m: puzzle.handout_manhattan(s))
+    assert EXERCISE.judge(case, [handout], settings)[0].passed
+    floats = values_reply(case, lambda s, m: float(m))
+    assert EXERCISE.judge(case, [floats], settings)[0].passed
+
+
+@pytest.mark.parametrize('change', [lambda s, m: m / 6, lambda s, m: m + 1,
+                                    lambda s, m: None])
+def test_a_wrong_manhattan_is_shown_on_a_public_start(values_cases, settings, change):
+    case = values_cases
+    outcome, = EXERCISE.judge(case, [values_reply(case, change)], settings)
+    wrong = next(s for s in case.input['states'] if change(s, puzzle.manhattan(s))
+                 not in (puzzle.manhattan(s), puzzle.handout_manhattan(s)))
+    assert not outcome.passed and outcome.kind == 'wrong value'
+    assert f'Manhattan({wrong})' in outcome.feedback and puzzle.render(wrong) in outcome.feedback
+
+
+def test_a_wrong_manhattan_on_a_drawn_start_shows_no_start(values_cases, settings):
+    from dataclasses import replace
+    case = replace(values_cases, hidden=True, generated=True)
+    outcome, = EXERCISE.judge(case, [values_reply(case, lambda s, m: m + 1)], settings)
+    assert not outcome.passed
+    assert not any(str(s) in outcome.feedback for s in case.input['states'])
+
+
+# --- across cases --------------------------------------------------------------
+
+def reviewed(cases, settings, replies, values=None, unit=0.045, imported=0.01):
+    """``(outcomes, facts)`` of the review for ``{case name: reply}`` plus baselines."""
+    outcomes = [base.Outcome('_import', '(module)', True, measured={'cpu': imported})]
+    for i in range(3):
+        outcomes.append(base.Outcome('_baseline', f'baseline-{i}', True,
+                                     measured={'cpu': imported + 0.002}))
+    for name, reply in replies.items():
+        outcomes += EXERCISE.judge(cases[name], [reply], settings)
+    if values is not None:
+        outcomes += EXERCISE.judge(values[0], [values[1]], settings)
+    return EXERCISE.review(outcomes, settings, {'unit': unit})
+
+
+HEAVY = ['length-10', 'length-15', 'length-20-a', 'length-20-b', 'shuffled-game-1']
+
+
+def honest(cases, per_expansion=15e-6, imported=0.01):
+    """Replies of an A* with Manhattan that spends ``per_expansion`` seconds an expansion."""
+    replies = {}
+    for name in HEAVY:
+        case = cases[name]
+        count = case.expected['astar_expansions']['manhattan']
+        reps = judge.reps_for(case)
+        replies[name] = search_reply(case, count, imported + 0.002 + reps * count * per_expansion,
+                                     reps=reps)
+    return replies
+
+
+def test_an_honest_search_keeps_every_point(cases, settings):
+    outcomes, facts = reviewed(cases, settings, honest(cases))
+    assert facts['evidence']['status'] == 'confirmed' and facts['searched']
+    assert all(o.passed for o in outcomes if o.check in ('validity', 'heuristic'))
+
+
+def test_a_list_style_search_whose_time_per_expansion_grows_is_confirmed(cases, settings):
+    replies = {}
+    for name in HEAVY:
+        case = cases[name]
+        count = case.expected['astar_expansions']['manhattan']
+        reps = judge.reps_for(case)
+        per = 30e-6 + 0.35e-6 * count     # an open list scanned at every expansion
+        replies[name] = search_reply(case, count, 0.012 + reps * count * per, reps=reps)
+    _, facts = reviewed(cases, settings, replies)
+    assert facts['evidence']['status'] == 'confirmed', facts
+
+
+def test_counts_of_the_path_alone_are_not_a_search(cases, settings):
+    replies = {name: search_reply(cases[name], cases[name].expected['optimal_length'] + 1,
+                                  0.4 + 0.0002) for name in HEAVY}
+    outcomes, facts = reviewed(cases, settings, replies, imported=0.4)
+    assert not facts['searched'] and facts['evidence']['status'] == 'not counted'
+    validity = [o for o in outcomes if o.check == 'validity']
+    assert validity and all(not o.passed and o.kind == 'no search' for o in validity)
+    assert 'imported' in validity[0].message and 'table' in validity[0].message
+
+
+def test_a_blind_search_counting_its_path_keeps_its_answers_but_no_heuristic(cases, settings):
+    replies = {name: search_reply(cases[name], cases[name].expected['optimal_length'] + 1,
+                                  0.012 + cases[name].expected['bfs_expansions'] * 10e-6)
+               for name in HEAVY}
+    outcomes, facts = reviewed(cases, settings, replies)
+    assert facts['searched'] and facts['evidence']['status'] != 'confirmed'
+    assert all(o.passed for o in outcomes if o.check == 'validity')
+    heuristic = [o for o in outcomes if o.check == 'heuristic']
+    assert heuristic and not any(o.passed for o in heuristic)
+    assert all(o.kind == 'not measured' for o in heuristic)
+
+
+def test_an_uncounted_search_keeps_its_answers_by_its_cpu_time(cases, settings):
+    replies = {name: search_reply(cases[name], 0, 0.012 + reply.cpu)
+               for name, reply in honest(cases).items()}
+    outcomes, facts = reviewed(cases, settings, replies)
+    assert facts['searched']
+    assert all(o.passed for o in outcomes if o.check == 'validity')
+    assert not any(o.passed for o in outcomes if o.check == 'heuristic')
+
+
+def test_counts_that_miss_most_of_the_work_are_not_confirmed(cases, settings):
+    replies = honest(cases)
+    name = 'length-20-b'
+    replies[name] = search_reply(cases[name], cases[name].expected['astar_expansions']['manhattan'],
+                                 3.0)
+    _, facts = reviewed(cases, settings, replies)
+    assert facts['evidence']['status'] == 'inconsistent'
+
+
+def test_a_wrong_heuristic_costs_every_heuristic_case_only_when_the_search_uses_it(
+        cases, settings, values_cases):
+    wrong = values_reply(values_cases, lambda s, m: m + 1)
+    outcomes, _ = reviewed(cases, settings, honest(cases), values=(values_cases, wrong))
+    assert not any(o.passed for o in outcomes if o.check == 'heuristic')
+    unused = {name: search_reply(cases[name], r.observation['expansions']['method'], r.cpu,
+                                 calls={'Hamming': 3 * r.observation['expansions']['method']},
+                                 reps=len(r.observation['expansions']['reps']))
+              for name, r in honest(cases).items()}
+    outcomes, _ = reviewed(cases, settings, unused, values=(values_cases, wrong))
+    heuristic = [o for o in outcomes if o.check == 'heuristic']
+    assert [o.passed for o in heuristic].count(False) == 1   # the values case alone
+
+
+# --- evidence --------------------------------------------------------------------
+
+def test_growing_time_per_unit_is_accepted_up_to_the_square_of_the_count():
+    samples = [evidence.Sample(f'c{n}', [n], 0.01 + n * (20e-6 + 0.3e-6 * n)) for n in
+               (20, 90, 400, 800)]
+    assert evidence.confirm_growing(samples, [0.01]).confirmed
+    shrinking = [evidence.Sample('small', [20], 0.01 + 0.05), evidence.Sample('large', [800],
+                                                                              0.01 + 0.02)]
+    assert evidence.confirm_growing(shrinking, [0.01]).status == evidence.INCONSISTENT
+    cubic = [evidence.Sample(f'c{n}', [n], 0.01 + 1e-9 * n ** 3) for n in (200, 2000)]
+    assert evidence.confirm_growing(cubic, [0.01]).status == evidence.INCONSISTENT
+    capped = evidence.confirm_growing(samples, [0.01], max_seconds_per_unit=50e-6)
+    assert capped.status == evidence.INCONSISTENT
+
+
+# --- through the engine -------------------------------------------------------------
+
+@pytest.mark.parametrize('variant', ['reference', 'manhattan_div6'])
+def test_an_official_grade_draws_starts_that_no_report_shows(policy, run, submission, variant):
+    """The reference keeps full marks on the drawn starts; a Manhattan wrong on every start
+    fails them with a board in its feedback, and no report shows that board."""
+    import random
+    from grader import engine, generated
+    from grader.report import jsonout, markdown, terminal
+    from gradertest import ROOT, SUBMISSIONS
+    from reference.oracles import eightpuzzle as oracle
+
+    source = (ROOT / 'reference' / 'eightpuzzle.py' if variant == 'reference'
+              else SUBMISSIONS / 'eightpuzzle' / f'{variant}.py')
+    folder = submission('eightpuzzle', source)
+    result = engine.grade(policy, folder, run=run, only=['eightpuzzle'])
+    exercise = result.exercise('eightpuzzle')
+    full = exercise.score == exercise.max_score
+    assert full == (variant == 'reference'), [(c.name, c.message) for c in exercise.checks]
+    assert exercise.generated['count'] == policy.exercises['eightpuzzle'].generated['count']
+    seed = generated.seed_for(policy.course, 'eightpuzzle', generated.submission_digest(folder))
+    assert exercise.generated['seed'] == seed
+    drawn = oracle.generate(random.Random(int(seed, 16)), exercise.generated['count'],
+                            dict(policy.exercises['eightpuzzle'].options))
+    texts = [jsonout.render(result), markdown.render(result),
+             terminal.render(result, verbose=True)]
+    for case in drawn:
+        state = case['input']['state']
+        for shown in (str(state), ''.join(map(str, state))):
+            assert not any(shown in text for text in texts), shown
+    if variant != 'reference':     # the public starts do show their boards
+        public = next(c for c in EXERCISE.extra_cases(run.cases('eightpuzzle')[0],
+                                                      policy.exercises['eightpuzzle'])
+                      if 'values' in c.tags)
+        assert any(f'Manhattan({s})' in texts[2] for s in public.input['states'])
+
+
+def random_observation(rng):
+    """A reply of any shape the observation schema lets through, with odd values."""
+    def state():
+        return rng.choice([None, rng.sample(range(9), 9), [rng.randrange(9) for _ in range(9)]])
+
+    if rng.random() < 0.2:
+        return {'values': {name: rng.choice([None, [rng.choice([None, rng.randrange(-5, 40),
+                                                                 rng.uniform(-1e6, 1e6)])
+                                                     for _ in range(rng.randrange(0, 30))]])
+                           for name in rng.sample(['Manhattan', 'Hamming', 'x'], 2)}}
+    states = [state() for _ in range(rng.randrange(0, 12))]
+    method = rng.choice([None, rng.randrange(0, 10 ** 6)])
+    return {
+        'returned': {'kind': rng.choice(['none', 'false', 'path', 'other']), 'type': 'list',
+                     'length': rng.choice([len(states), rng.randrange(0, 10 ** 6)]),
+                     'states': states},
+        'reconstructed': rng.choice([None, {'states': rng.choice([None, states]),
+                                            'calls': rng.randrange(3)}]),
+        'printed': rng.choice(['', '123\n456\n780\n', 'x' * 50]),
+        'expansions': {'method': method, 'instance': rng.randrange(0, 10 ** 6),
+                       'intact': rng.random() < 0.9, 'tamper': rng.choice([[], ['settrace']]),
+                       'distinct': rng.randrange(0, 10 ** 6),
+                       'reps': [rng.randrange(0, 10 ** 6) for _ in range(rng.randrange(0, 4))],
+                       'heuristics': {'Manhattan': rng.randrange(0, 10 ** 6)}},
+    }
+
+
+def test_no_reply_the_schema_lets_through_makes_the_judge_or_its_review_fail(cases, settings):
+    import random
+    rng = random.Random(16)
+    names = list(cases)
+    extra = EXERCISE.extra_cases(list(cases.values()), settings)
+    every = list(cases.values()) + extra
+    for _ in range(40):
+        outcomes = []
+        for case in every:
+            replies = []
+            for _ in EXERCISE.requests(case, settings):
+                observation = random_observation(rng)
+                if EXERCISE.observation_validator.is_valid(observation):
+                    replies.append(Reply(status='ok', observation=observation,
+                                         cpu=rng.uniform(0, 5), wall=1.0, limit=3.0))
+                else:
+                    replies.append(Reply(status='invalid', error='shape', limit=3.0))
+            outcomes += EXERCISE.judge(case, replies, settings)
+        outcomes, facts = EXERCISE.review(outcomes, settings, {'unit': 0.045})
+        assert {o.case for o in outcomes} >= {n for n in names if cases[n].tags != ('hard',)} - {
+            n for n in names if not EXERCISE.requests(cases[n], settings)}
+        EXERCISE.facts(outcomes, settings)
