@@ -128,7 +128,8 @@ def marks(exercise, board):
     }
 '''
 _marks = {}
-exec(compile(MARKS, 'canary marks', 'exec'), _marks)  # noqa: S102 - the same text the submissions run
+# The very text the submissions run, so that both sides make the same marks.
+exec(compile(MARKS, 'canary marks', 'exec'), _marks)  # noqa: S102
 marks = _marks['marks']
 
 # -- the submissions ----------------------------------------------------------------
