@@ -197,7 +197,8 @@ def _attempts():
             continue
         except BaseException as exc:  # noqa: B036 - every outcome is reported
             outcome = type(exc).__name__
-        said.append(f'{way}={outcome}')
+        if outcome != 'absent':        # nothing of the kind on this Python
+            said.append(f'{way}={outcome}')
     return f'{len(WAYS)} ways tried; not refused: {", ".join(said) or "none"}'
 
 
