@@ -39,6 +39,13 @@ that shows a case's message (a redaction removed would show the hidden
 marks just as well).  Prints, warnings and descriptor 2 are shown for no
 case at all; for them the test asserts that no mark of any position
 appears.
+
+Below: the sentence of the check of the counts names no count, floor, name
+or time of a hidden case (:mod:`grader.judging.evidence`); and the amount a
+submission writes to its real stdout and stderr, which the result keeps as
+``direct_output_bytes`` summed over every case, hidden and drawn ones
+included, gives a drawn position away (a strict xfail until it no longer
+does).
 """
 import functools
 import json
@@ -292,8 +299,8 @@ def submission(folder, channel):
 
 
 # -- the course -----------------------------------------------------------------------
-def hidden_tictactoe(public_boards):
-    """Hidden positions: some of every phase, the one- and two-mark ones measure pruning."""
+def hidden_tictactoe():
+    """Hidden positions of several phases; the one- and two-mark ones measure pruning."""
     rows = [['---', '-X-', '---'], ['O--', '---', '---'], ['---', '---', 'X-O'],
             ['-O-', '---', 'X--'], ['X--', '-O-', '--X'], ['XO-', '-X-', 'O--'],
             ['XOX', '-O-', '---'], ['OX-', 'XO-', '--X'], ['X-O', 'OX-', 'X--']]
@@ -309,6 +316,7 @@ def hidden_tictactoe(public_boards):
 
 
 def hidden_connect4(oracle):
+    """Hidden positions drawn by the oracle's own seeded playouts ('o' to move)."""
     found = []
     for i, (seed, pieces, first, depth, tags) in enumerate(
             [(41, 8, 'o', 2, []), (42, 13, 'x', 3, []), (43, 10, 'o', 4, ['pruning'])]):
@@ -332,7 +340,7 @@ def course(tmp_path_factory):
     (root / 'grading.yaml').write_text(yaml.safe_dump(document, sort_keys=False))
     (root / 'hidden').mkdir()
     policy = config.load(root / 'grading.yaml')
-    for exercise, cases in (('tictactoe', hidden_tictactoe(None)),
+    for exercise, cases in (('tictactoe', hidden_tictactoe()),
                             ('connect4', hidden_connect4(fixtures.oracle(policy, 'connect4')))):
         path = root / 'hidden' / f'{exercise}.yaml'
         path.write_text(yaml.safe_dump({'exercise': exercise, 'cases': cases}, sort_keys=False))
