@@ -295,6 +295,10 @@ class ExercisePlan:
         result.score = scoring.exercise_score(result.checks)
         result.facts = self.plugin.facts(outcomes, settings) if not problem else {}
         result.facts.update(reviewed)
+        deduction = reviewed.get('deduction')
+        if deduction:   # e.g. an answer read the other way round: its interface points
+            result.score = round(max(0.0, result.score - float(deduction['points'])), 4)
+            result.warnings.append(deduction['reason'])
         result.facts.update({
             'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
             'import_seconds': round(main.import_seconds, 4),
@@ -361,7 +365,8 @@ class Lane:
                      cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session:
             # The plug-in's reply check compiles (once) while the child imports the module.
             loaded = session.start(meanwhile=lambda: plugin.observation_validator.compile())
-            if unit is None and _import_stopped(loaded):
+            if unit is None and _import_stopped(loaded) and \
+                    settings.import_limit(run.unit) > settings.min_seconds:
                 return None     # stopped under the smaller, early limit: again with the true one
             done.import_seconds = session.import_seconds
             validator = plugin.observation_validator
@@ -384,8 +389,9 @@ class Lane:
                         limit = (settings.limit(request.limit_key, unit) if unit is not None
                                  else settings.min_seconds)
                         reply = session.call(request.payload, limit)
-                        if unit is None and reply.status == 'timeout':
-                            return None
+                        if unit is None and reply.status == 'timeout' and \
+                                settings.limit(request.limit_key, run.unit) > limit:
+                            return None     # the true limit is larger: again under it
                     if reply.ok and not validator.is_valid(reply.observation):
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
                                       error='the probe reply did not have the expected shape '

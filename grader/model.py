@@ -4,7 +4,19 @@ A :class:`Result` is built once per graded submission and serialised with
 :meth:`Result.to_dict` into the JSON contract described by
 ``schemas/result.schema.json``.  Writers format it; none recomputes a score.
 """
+import math
 from dataclasses import asdict, dataclass, field
+
+
+def finite(value):
+    """``value`` with every NaN or infinite number replaced by None (JSON has neither)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value
 
 
 @dataclass
@@ -70,7 +82,8 @@ class Result:
         raise KeyError(name)
 
     def to_dict(self):
-        return asdict(self)
+        """The JSON form: plain data, with no NaN or infinity anywhere."""
+        return finite(asdict(self))
 
 
 def from_dict(data):

@@ -201,9 +201,12 @@ def _requirement_sentence(req, facts, counted, score):
 
 
 def hidden_pending(policy, result, include_hidden):
-    """Whether ``result`` lacks hidden checks that the official grade has."""
-    return not include_hidden and any(policy.exercises[e.name].hidden_fixtures
-                                      for e in result.exercises if e.name in policy.exercises)
+    """Whether ``result`` lacks hidden checks that the official grade has: hidden fixtures,
+    or positions drawn at grading time."""
+    return not include_hidden and any(
+        policy.exercises[e.name].hidden_fixtures
+        or policy.exercises[e.name].generated.get('count', 0)
+        for e in result.exercises if e.name in policy.exercises)
 
 
 # -- the late penalty -------------------------------------------------------

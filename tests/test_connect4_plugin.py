@@ -117,10 +117,16 @@ def replace_settings(**checks):
     return replace(settings, checks=merged)
 
 
-def test_swapped_pair_is_named():
+def test_swapped_pair_is_graded_the_other_way_round_less_the_interface_points():
     outcomes = judged('block-column-d4', pair(4, -50))
-    assert not outcomes['values'].passed
-    assert 'swapped' in outcomes['values'].message
+    assert outcomes['values'].passed and outcomes['moves'].passed
+    assert outcomes['values'].measured['swapped']
+    _, facts = EXERCISE.review(list(outcomes.values()), replace_settings(), {'unit': 0.05})
+    assert facts['deduction']['points'] == 0.5
+    assert 'instead of (value, column)' in facts['deduction']['reason']
+    straight = judged('block-column-d4', pair(-50, 4))
+    assert 'deduction' not in EXERCISE.review(list(straight.values()), replace_settings(),
+                                              {'unit': 0.05})[1]
 
 
 def test_row_instead_of_column_is_named_and_board_drawn():
@@ -135,11 +141,14 @@ def test_row_instead_of_column_is_named_and_board_drawn():
     assert not outcomes['balance'].passed and not outcomes['timeouts'].passed
 
 
-def test_hidden_case_feedback_keeps_the_answer():
+def test_hidden_case_shows_only_its_label_and_kind():
+    from grader.judging import outcomes as kinds
     outcomes = judged('block-column-d4', pair(-12, 2), hidden=True)
     for outcome in outcomes.values():
-        if not outcome.passed:
-            assert 'expected' not in outcome.feedback and '-50' not in outcome.message
+        shown = kinds.redact(outcome, 'hidden-1')
+        assert shown.case == 'hidden-1' and shown.feedback == '' and not shown.measured
+        assert shown.message in kinds.KINDS.values()
+        assert '-12' not in shown.message and '-50' not in shown.message
 
 
 def test_board_left_changed_fails_balance_only():
@@ -163,7 +172,8 @@ def test_pruning_margin_on_leaves():
     assert not full['pruning'].passed and 'no pruning' in full['pruning'].message
     assert not wrong['pruning'].passed
     facts = EXERCISE.facts(list(prunes.values()), replace_settings())
-    assert facts['prunes'] and facts['entry'] == 'alphabetapruning'
+    _, reviewed = EXERCISE.review(list(prunes.values()), replace_settings(), {'unit': 0.05})
+    assert reviewed['prunes'] and facts['entry'] == 'alphabetapruning'
     assert facts['leaf_ratios'] == {'block-column-d4': round(
         expected['alphabeta_leaves'] / expected['minimax_leaves'], 4)}
 

@@ -29,7 +29,7 @@ def course(policy, tmp_path_factory):
     folder = tmp_path_factory.mktemp('course')
     blob, _ = bundle.make(policy)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
-    shutil.copytree(ROOT / 'reference', folder / 'reference',
+    shutil.copytree(ROOT / 'reference', folder / 'reference', dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns('__pycache__'))
     (folder / 'hidden').mkdir()
     text = (folder / 'fixtures' / 'tictactoe.yaml').read_text()

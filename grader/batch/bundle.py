@@ -2,7 +2,8 @@
 
 A Dask worker on another machine has the grader installed but not the
 course: ``grading.yaml`` and the files it names (fixtures, hidden fixtures,
-data files of exercise options).  :func:`make` packs them into one zip,
+data files of exercise options, and the reference's oracles when positions
+are drawn at grading time).  :func:`make` packs them into one zip,
 shipped once to every worker; :func:`load` unpacks it there and loads the
 policy from the copy.  Fixture digests are computed from file names and
 parsed content, so results graded from the copy carry the same digest.
@@ -18,8 +19,15 @@ from grader.errors import UserError
 
 
 def course_files(policy):
-    """Absolute paths of the files grading reads, besides grading.yaml."""
+    """Absolute paths of the files grading reads, besides grading.yaml.
+
+    With positions drawn at grading time (``generated``), that includes the
+    reference folder: its oracles answer them in the grading process.
+    """
     paths = []
+    if any(s.generated.get('count', 0) for s in policy.exercises.values()):
+        reference = Path(policy.reference)
+        paths += sorted(p for p in reference.rglob('*.py') if '__pycache__' not in p.parts)
     for settings in policy.exercises.values():
         paths += [Path(p) for p in settings.fixtures]
         paths += [Path(p) for p in settings.hidden_fixtures if Path(p).is_file()]

@@ -2,11 +2,12 @@
 
 A search's *nodes* are the calls of its recursive functions: the named
 functions of the submission (``def``, not lambdas, comprehensions or
-generators) that are entered again while a call of theirs is still running
-(``Minimax`` calling itself, ``max_value`` and ``min_value`` calling each
-other).  Helpers called at every node (``IsWinning(board)``) are never
-re-entered and are not counted, so the count does not depend on how a
-student splits the work into functions.
+generators) that can call themselves -- directly or through each other, as
+``max_value`` and ``min_value`` -- by the names they use
+(:func:`candidates`), and that were called more than once during the
+search.  Helpers called at every node (``IsWinning(board)``) cannot call the
+search and are not counted (nor instrumented), so the count does not depend
+on how a student splits the work into functions.
 
 The submission's functions are the code objects reachable from its modules'
 namespaces (functions, methods, and the functions defined inside them),
@@ -16,18 +17,21 @@ says so rather than reading its zero as pruning.
 
 Two instruments give the same counts:
 
-- Python 3.12 and later: ``sys.monitoring`` (PEP 669).  The tool id is
-  claimed in the case process before the student module runs
+- Python 3.12 and later: ``sys.monitoring`` (PEP 669), ``PY_START`` only.
+  The tool id is claimed in the case process before the student module runs
   (:func:`claim`), so a submission cannot take it first; events are local
-  to the submission's code objects.
-- Python 3.9 to 3.11: ``cProfile``'s call graph (a profile hook written in
-  C): the functions on a cycle of the graph are the recursive ones.
+  to the candidate code objects.
+- Python 3.9 to 3.11: ``cProfile``'s call counts (a profile hook written in
+  C, for the calling thread only).
 
 Either way the count is a claim made in the submission's own process: the
 judge confirms it with the CPU time the parent measures.
 """
 import sys
 import types
+
+if sys.version_info < (3, 12):
+    import cProfile     # here, in the runner: a case process would spend a millisecond on it
 
 try:
     from _thread import get_ident as _get_ident
@@ -72,7 +76,10 @@ def nested_codes(codes):
 
 
 def _function_codes(obj):
-    func = getattr(obj, '__func__', obj)
+    """Code objects of a function, method or property, read without calling the object's own
+    attribute hooks (a submission's object may answer any attribute by raising)."""
+    func = obj.__func__ if isinstance(obj, (staticmethod, classmethod, types.MethodType)) \
+        else obj
     if isinstance(func, types.FunctionType):
         return [func.__code__]
     if isinstance(obj, property):
@@ -108,6 +115,44 @@ def submission_codes(namespaces, excluded=()):
 def countable(code):
     """A named function that is not a generator or coroutine."""
     return code.co_name not in _UNNAMED and not code.co_flags & _RESUMABLE
+
+
+def _referenced(code):
+    """Names a function may call by: its global, attribute, free and cell names and the
+    identifier-like strings of its constants, with those of the lambdas and comprehensions
+    inside it (they are part of its body)."""
+    names = set(code.co_names) | set(code.co_freevars) | set(code.co_cellvars)
+    for const in code.co_consts:
+        if isinstance(const, str) and const.isidentifier():
+            names.add(const)
+        elif isinstance(const, types.CodeType) and const.co_name in _UNNAMED:
+            names |= _referenced(const)
+    return names
+
+
+def candidates(codes):
+    """The countable codes that could be recursive: on a cycle of the graph in which a
+    function points at every function of the submission it names.
+
+    A search that calls itself in any ordinary way (by name, through ``self``, a
+    closure, ``getattr`` with a constant name) is on such a cycle; a helper such as
+    ``IsWinning(board)`` that names no function of the search is not, and is not
+    instrumented at all (it is called at every node).  Counts are taken on these
+    codes only, on every Python.
+    """
+    named = {}
+    for code in codes:
+        if countable(code):
+            named.setdefault(code.co_name, []).append(code)
+    edges = []
+    for code in codes:
+        if not countable(code):
+            continue
+        for name in _referenced(code):
+            edges += [(code, target) for target in named.get(name, ())]
+        edges += [(code, inner) for inner in code.co_consts
+                  if isinstance(inner, types.CodeType) and countable(inner)]
+    return frozenset(cyclic(edges))
 
 
 def cyclic(edges):
@@ -163,13 +208,15 @@ class SearchCounter:
     """Counts the calls of the submission's recursive functions during one search.
 
     ``codes`` are the submission's code objects (:func:`submission_codes`);
-    only they are counted, on every Python alike.  After the ``with``
-    block, :meth:`report` gives the counts and whether the instrument was
-    still in place at the end (``intact``).
+    only those that could be recursive (:func:`candidates`) are instrumented,
+    and of those, the ones called more than once during the search are its
+    recursive functions, whose calls are the count -- the same rule on every
+    Python.  After the ``with`` block, :meth:`report` gives the counts and
+    whether the instrument was still in place at the end (``intact``).
     """
 
     def __init__(self, codes):
-        self.codes = frozenset(c for c in codes if countable(c))
+        self.codes = candidates(codes)
         self.intact = True
         self._impl = _Monitor(self) if MONITORING else _Profile(self)
 
@@ -183,9 +230,10 @@ class SearchCounter:
 
     def report(self):
         """``{'search_calls', 'all_calls', 'recursive', 'intact'}`` for the finished search."""
-        calls, recursive = self._impl.result()
+        calls = self._impl.result()
+        recursive = {code for code, n in calls.items() if n > 1}
         return {
-            'search_calls': sum(n for code, n in calls.items() if code in recursive),
+            'search_calls': sum(calls[code] for code in recursive),
             'all_calls': sum(calls.values()),
             'recursive': sorted({code.co_name for code in recursive})[:20],
             'intact': self.intact,
@@ -193,10 +241,10 @@ class SearchCounter:
 
 
 class _Profile:
-    """Python 3.9-3.11: cProfile's call graph; recursive = on a cycle."""
+    """Python 3.9-3.11: cProfile's call counts (a profile hook written in C, for the
+    thread that runs the search)."""
 
     def __init__(self, counter):
-        import cProfile
         self.counter = counter
         self.profiler = cProfile.Profile(builtins=False)
 
@@ -210,79 +258,52 @@ class _Profile:
 
     def result(self):
         watched = self.counter.codes
-        calls, edges = {}, []
-        for entry in self.profiler.getstats():
-            code = entry.code
-            if not isinstance(code, types.CodeType):
-                continue
-            if code in watched:
-                calls[code] = entry.callcount
-            for sub in entry.calls or ():
-                if isinstance(sub.code, types.CodeType):
-                    edges.append((code, sub.code))
-        return calls, {code for code in cyclic(edges) if code in calls}
+        return {entry.code: entry.callcount for entry in self.profiler.getstats()
+                if entry.code in watched}
 
 
 class _Monitor:
-    """Python 3.12+: ``sys.monitoring`` events local to the watched code objects.
-
-    A code object is recursive when it starts while a call of its own is
-    still running on the counted thread.
-    """
+    """Python 3.12+: ``sys.monitoring``'s ``PY_START``, local to the watched code
+    objects, counted for the thread that runs the search."""
 
     def __init__(self, counter):
         self.counter = counter
-        self.calls, self.depth, self.recursive = {}, {}, set()
+        self.calls = {}
         self.tool = _tool[0] if _tool else None
-        self.callbacks = {}
+        self.callback = None
 
     def start(self):
         if self.tool is None:
             self.counter.intact = False
             return
         monitoring, events = sys.monitoring, sys.monitoring.events
-        calls, depth, recursive, thread = self.calls, self.depth, self.recursive, _get_ident()
+        import collections
+        calls = self.calls = collections.defaultdict(int)
 
-        def started(code, offset):
-            if _get_ident() != thread:
-                return
-            level = depth.get(code, 0)
-            if level:
-                recursive.add(code)
-            depth[code] = level + 1
-            calls[code] = calls.get(code, 0) + 1
+        def started(code, offset, _ident=_get_ident, _thread=_get_ident(), _calls=calls):
+            if _ident() == _thread:
+                _calls[code] += 1
 
-        def ended(code, offset, value):
-            if _get_ident() == thread and depth.get(code):
-                depth[code] -= 1
-
-        self.callbacks = {events.PY_START: started, events.PY_RETURN: ended,
-                          events.PY_UNWIND: ended}
-        for event, callback in self.callbacks.items():
-            monitoring.register_callback(self.tool, event, callback)
-        self.local = events.PY_START | events.PY_RETURN
-        self.codes = [c for c in self.counter.codes]
-        for code in self.codes:
-            monitoring.set_local_events(self.tool, code, self.local)
-        monitoring.set_events(self.tool, events.PY_UNWIND)
+        self.callback = started
+        monitoring.register_callback(self.tool, events.PY_START, started)
+        for code in self.counter.codes:
+            monitoring.set_local_events(self.tool, code, events.PY_START)
 
     def stop(self):
         if self.tool is None:
             return False
         monitoring, events = sys.monitoring, sys.monitoring.events
-        intact = monitoring.get_tool(self.tool) == TOOL_NAME
         try:
-            for event, callback in self.callbacks.items():
-                intact = monitoring.register_callback(self.tool, event, None) is callback and intact
-            intact = intact and monitoring.get_events(self.tool) == events.PY_UNWIND
-            intact = intact and all(monitoring.get_local_events(self.tool, code) == self.local
-                                    for code in self.codes)
-            monitoring.set_events(self.tool, 0)
-            for code in self.codes:
+            intact = monitoring.get_tool(self.tool) == TOOL_NAME
+            intact = monitoring.register_callback(self.tool, events.PY_START, None) \
+                is self.callback and intact
+            intact = intact and all(monitoring.get_local_events(self.tool, code) ==
+                                    events.PY_START for code in self.counter.codes)
+            for code in self.counter.codes:
                 monitoring.set_local_events(self.tool, code, 0)
         except ValueError:      # the tool id was freed by the submission
             return False
         return intact
 
     def result(self):
-        return dict(self.calls), set(self.recursive)
+        return dict(self.calls)

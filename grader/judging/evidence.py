@@ -56,6 +56,9 @@ class Sample:
     floor: int = 1
     group: str = ''
     """Cases of one group are the same position turned; '' when not part of one."""
+    rate_count: int = None
+    """The count the CPU time is divided by (default: the first run's count), when another
+    count of the same run follows the work more closely (e.g. moves made, beside leaves)."""
     hidden: bool = False
     """A hidden or generated case: decides like the others, but is never described."""
 
@@ -74,12 +77,36 @@ class Evidence:
 
 
 def overhead(baseline):
-    """CPU seconds a case costs besides the search: the median of the baseline runs."""
-    return statistics.median(baseline) if baseline else 0.0
+    """``(fixed, per_run)``: the CPU seconds a case costs besides the search.
+
+    ``baseline`` holds ``(runs, cpu)`` of requests whose search is trivial
+    (or not made at all, ``runs`` 0); a bare number is a request with no run.
+    ``fixed`` is what every case process costs (fork, the module, the reply),
+    ``per_run`` what the instrument costs each time the search is run.
+    """
+    groups = {}
+    for item in baseline:
+        runs, cpu = item if isinstance(item, tuple) else (0, item)
+        groups.setdefault(runs, []).append(cpu)
+    if not groups:
+        return 0.0, 0.0
+    low, high = min(groups), max(groups)
+    fixed = statistics.median(groups[low])
+    if high == low:
+        return fixed, 0.0
+    per_run = max(0.0, (statistics.median(groups[high]) - fixed) / (high - low))
+    return max(0.0, fixed - low * per_run), per_run
+
+
+def work(sample, costs):
+    """CPU seconds of one run of ``sample``'s search, the costs besides it taken off."""
+    fixed, per_run = costs
+    runs = max(1, len(sample.counts))
+    return (sample.cpu - fixed) / runs - per_run
 
 
 def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.0015):
-    """The :class:`Evidence` for ``samples`` given the ``baseline`` CPU times (seconds).
+    """The :class:`Evidence` for ``samples`` given the ``baseline`` (see :func:`overhead`).
 
     ``min_work`` is the CPU time per run below which a case is too small to
     time against the others (it still has to meet its floor).
@@ -112,12 +139,12 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
             'the counts are the same however the board is turned, so the search does the '
             'same work whatever order it meets the moves in: that is a search that remembers '
             'positions or does not cut branches, not alpha-beta'))
-    base = overhead(baseline)
+    costs = overhead(baseline)
     rates, hidden = {}, set()
     for sample in samples:
-        work = (sample.cpu - base) / len(sample.counts)
-        if work >= min_work:
-            rates[sample.case] = work / sample.counts[0]
+        seconds = work(sample, costs)
+        if seconds >= min_work:
+            rates[sample.case] = seconds / max(1, sample.rate_count or sample.counts[0])
             if sample.hidden:
                 hidden.add(sample.case)
     public = [rate for case, rate in rates.items() if case not in hidden]

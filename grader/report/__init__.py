@@ -13,7 +13,8 @@ feedback of a hidden case (the scoring already blanks it; writers check
 - :mod:`csvfile` -- every CSV file the grader writes (formula cells neutralised).
 """
 
-PUBLIC_ONLY_NOTE = 'Public checks only; the official grade includes hidden checks.'
+PUBLIC_ONLY_NOTE = ('Public checks only; the official grade also checks hidden cases and '
+                    'positions drawn at grading time, which your code has never seen.')
 
 
 def shown_failures(check):

@@ -53,6 +53,9 @@ def facts_line(facts):
     if 'prunes' in facts:
         ratio = facts.get('node_ratio_median')
         extra = f' (median node ratio {ratio:.2f})' if ratio is not None else ''
+        status = (facts.get('evidence') or {}).get('status')
+        if status not in (None, 'confirmed', 'unmeasured'):
+            extra = ' (the counts could not be confirmed)'
         parts.append(f"prunes: {'yes' if facts['prunes'] else 'no'}{extra}")
     if facts.get('entry'):
         parts.append(f"graded {facts['entry']}")
@@ -64,7 +67,9 @@ def facts_line(facts):
     if facts.get('search_order'):
         parts.append(f"expansion order: {facts['search_order']}")
     if 'student_seconds' in facts:
-        parts.append(f"{facts['student_seconds']:.2f} s in your code")
+        parts.append(f"{facts['student_seconds']:.2f} s of CPU in your code")
+    if facts.get('import_seconds'):
+        parts.append(f"import {facts['import_seconds']:.2f} s")
     if facts.get('child_starts', 1) > 1:
         parts.append(f"sandbox restarted {facts['child_starts'] - 1} time(s)")
     return '; '.join(parts)
@@ -104,6 +109,12 @@ def render(result, verbose=False, colour=False, public_only_note=False, show_fai
         facts = facts_line(exercise.facts)
         if facts:
             out.append(s.dim(f'  {facts}'))
+        evidence = exercise.facts.get('evidence') or {}
+        if evidence.get('status') not in (None, 'confirmed', 'unmeasured'):
+            out.append(s.dim(f"  counts: {evidence.get('reason')}"))
+        if exercise.generated.get('count'):
+            out.append(s.dim(f"  also graded on {exercise.generated['count']} positions drawn "
+                             f"for this submission (seed {exercise.generated['seed']})"))
         shown = 0
         for check in exercise.checks if show_failures else ():
             listed = check.failures if verbose else check.failures[:1]

@@ -459,8 +459,8 @@ class Session:
         return Reply(status='runner', observation=raw.get('runner') or {})
 
     def _genuine(self, raw, ident):
-        return (raw is not None and _envelope().is_valid(raw) and raw.get('token') == self.token
-                and raw.get('id') == ident)
+        return (isinstance(raw, dict) and _envelope().is_valid(raw)
+                and raw.get('token') == self.token and raw.get('id') == ident)
 
     def _case(self, message, limit, meanwhile=None, hard=None):
         """One load or call: send it, watch the CPU clock, and read how the case ended.

@@ -205,3 +205,49 @@ class Search:
 
         value = search(self.root[0], self.root[1], depth, -INFINITY, INFINITY)
         return value, counts[0], counts[1]
+
+    def proof_leaves(self, depth):
+        """The fewest evaluations any correct depth-limited search makes from the root.
+
+        The smallest proof tree over every order of moves and every way of
+        cutting branches (Knuth and Moore's critical tree): one child of
+        each position searched exactly, every other child only as far as
+        the bound that rules it out.  Each position evaluated at depth 0
+        counts 1; a finished position (four in a row, a full board) counts 0,
+        since a search may score it without calling the evaluation.
+        """
+        at_least, at_most, exact = {}, {}, {}
+
+        def bound(o, x, depth, value, lower):
+            table = at_least if lower else at_most
+            key = (o, x, depth, value)
+            if key not in table:
+                if depth == 0 or terminal(o, x):
+                    static = self.static(o, x)
+                    table[key] = (0 if terminal(o, x) else 1) \
+                        if (static >= value if lower else static <= value) else INFINITY
+                else:
+                    costs = [bound(co, cx, depth - 1, value, lower)
+                             for _, co, cx in self.children(o, x)]
+                    one = self.o_to_move(o, x) == lower    # MAX proving >=, MIN proving <=
+                    table[key] = min(costs) if one else sum(costs)
+            return table[key]
+
+        def proof(o, x, depth):
+            key = (o, x, depth)
+            if key not in exact:
+                if depth == 0 or terminal(o, x):
+                    exact[key] = 0 if terminal(o, x) else 1
+                else:
+                    value = self.minimax(o, x, depth)
+                    lower = not self.o_to_move(o, x)   # the others need: MAX <= value, MIN >= value
+                    children = self.children(o, x)
+                    costs = [bound(co, cx, depth - 1, value, lower) for _, co, cx in children]
+                    total = sum(costs)
+                    exact[key] = min(proof(co, cx, depth - 1) + total - cost
+                                     for (_, co, cx), cost in zip(children, costs)
+                                     if self.minimax(co, cx, depth - 1) == value)
+            return exact[key]
+
+        return proof(self.root[0], self.root[1], depth)
+

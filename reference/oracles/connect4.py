@@ -23,6 +23,10 @@ is the maximizer.  Either side may have started the game, so #x == #o or
   they document how much pruning is to be expected.
 - ``evaluation``: the canonical static evaluation of the input position
   itself, 'o' to move (+16 side-to-move term included).
+- ``proof_leaves``: the fewest evaluations of unfinished positions any
+  correct search makes at that depth (the smallest proof tree,
+  :meth:`c4bitboard.Search.proof_leaves`): a leaf count below it was not
+  made by the search.
 
 Run ``python -m reference.oracles.connect4 --write fixtures/connect4.yaml``
 to write the fixture file.
@@ -67,6 +71,7 @@ def expect(input, options=None):
         'alphabeta_leaves': ab_leaves,
         'alphabeta_nodes': ab_nodes,
         'evaluation': bb.evaluate(o, x, True),
+        'proof_leaves': search.proof_leaves(depth),
     }
 
 
@@ -209,3 +214,33 @@ def main(argv=None):
 
 if __name__ == '__main__':
     main()
+
+
+def generate(rng, count, options=None):
+    """``count`` positions for one submission, drawn with ``rng``.
+
+    Quiet random games (nobody has four in a row) of 2 to 30 pieces, either
+    side first, searched at depths 1 to 4 (cycling); those at depth 4 with
+    enough leaves to tell also measure pruning.
+    """
+    cases = []
+    while len(cases) < count:
+        pieces = rng.randrange(2, 31)
+        first = rng.choice((rules.COMPUTER, rules.HUMAN))
+        if (pieces % 2 == 1) != (first == rules.HUMAN):
+            pieces += 1         # 'o' is to move: an even count when 'o' began
+        try:
+            board = quiet_playout(rng.randrange(1 << 30), pieces, first)
+        except ValueError:
+            continue
+        if rules.position_problems(board):
+            continue
+        depth = 1 + len(cases) % 4
+        tags = ['required']
+        if depth == 4:
+            o, x = bb.from_board(board)
+            if bb.Search(o, x).minimax_leaves(o, x, depth) >= 1000:
+                tags.append('pruning')
+        cases.append({'input': {'board': rules.board_rows(board), 'depth': depth},
+                      'tags': tags})
+    return cases

@@ -244,26 +244,53 @@ def generate(rng, count, options=None):
     """``count`` positions for one submission, drawn with ``rng``.
 
     Positions are reached by random legal play from the empty board, so
-    they are legal and reachable; they are spread over the game's phases
-    (one to seven marks, cycling), whichever mark started, either mark to
-    move and either side maximizing; none is already decided.  Positions
-    with one or two marks also measure pruning.
+    they are legal and reachable; none is already decided.  The first two
+    (when ``count`` allows) are lost for the side to move whatever it plays,
+    once with the maximizer to move and once with the minimizer: there no
+    move improves on a best value started at the worst value, which is where
+    a search that starts from -1 or +1 keeps no move.  The rest are spread
+    over the game's phases (one to seven marks, cycling), whichever mark
+    started, either mark to move and either side maximizing.  Positions with
+    one or two marks also measure pruning.
     """
     cases, seen = [], set()
+    for maximizing in (True, False)[:count]:
+        while True:
+            board, mover = _random_position(rng, rng.randrange(3, 7))
+            if board is None:
+                continue
+            cells = ''.join(board)
+            top = mover if maximizing else other(mover)
+            lost = -1 if maximizing else 1
+            values = move_values(board, mover, top).values()
+            if (cells, mover) not in seen and values and all(v == lost for v in values):
+                break
+        seen.add((cells, mover))
+        cases.append(_generated(board, mover, maximizing, ['required']))
     while len(cases) < count:
         marks = 1 + len(cases) % 7
-        first = rng.choice('XO')
-        board, to_move = ['-'] * 9, first
-        for _ in range(marks):
-            move = rng.choice([i for i in range(9) if board[i] == '-'])
-            board[move] = to_move
-            to_move = other(to_move)
-        cells = ''.join(board)
-        if winner(board) is not None or (cells, to_move) in seen:
+        board, mover = _random_position(rng, marks)
+        if board is None or (''.join(board), mover) in seen:
             continue
-        seen.add((cells, to_move))
-        rows = [cells[6:9], cells[3:6], cells[0:3]]
+        seen.add((''.join(board), mover))
         tags = ['required', 'pruning'] if marks <= 2 else ['required']
-        cases.append({'input': {'board': rows, 'player': to_move,
-                                'maximizing': rng.random() < 0.5}, 'tags': tags})
+        cases.append(_generated(board, mover, rng.random() < 0.5, tags))
     return cases
+
+
+def _random_position(rng, marks):
+    """``(board, mark to move)`` after ``marks`` random moves, or ``(None, None)`` if decided."""
+    board, mover = ['-'] * 9, rng.choice('XO')
+    for _ in range(marks):
+        move = rng.choice([i for i in range(9) if board[i] == '-'])
+        board[move] = mover
+        mover = other(mover)
+    if winner(board) is not None or '-' not in board:
+        return None, None
+    return board, mover
+
+
+def _generated(board, mover, maximizing, tags):
+    cells = ''.join(board)
+    return {'input': {'board': [cells[6:9], cells[3:6], cells[0:3]], 'player': mover,
+                      'maximizing': maximizing}, 'tags': tags}

@@ -102,7 +102,9 @@ def test_huge_allocation(attack, run):
 def test_endless_import_that_swallows_the_time_limit(attack):
     outcome = attack('import_loop')
     all_checks_say(outcome, 'did not finish importing within')
-    assert outcome.seconds < 15
+    # Stopped from outside at the import limit (1 s here) and a half: CPU time, which
+    # load from other processes does not lengthen.
+    assert outcome.result.facts['import_seconds'] < 3
 
 
 @pytest.mark.parametrize('audit_hook', [True, False], ids=['all-layers', 'kernel-layers'])

@@ -31,15 +31,18 @@ Checks (points come from grading.yaml):
   against a one-ply greedy 'x' from the positions of cases tagged
   ``games``, and may lose at most ``max_losses`` of them.
 """
+import math
 import statistics
 
 from grader.exercises import base
 from grader.exercises.connect4 import rules
+from grader.judging import evidence, shapes
+from grader.sandbox.session import Reply
 
-PLAIN = {'type': 'object', 'required': ['kind']}
+PLAIN = shapes.PLAIN_ITEM
 ROWS = {'type': ['array', 'null'], 'minItems': 6, 'maxItems': 6,
         'items': {'type': 'string', 'pattern': '^[.xo?]{7}$'}}
-COUNT = {'type': 'integer', 'minimum': 0}
+COUNT = shapes.COUNT
 
 OBSERVATION = {
     'type': 'object',
@@ -49,26 +52,55 @@ OBSERVATION = {
             'task': {'const': 'search'},
             'entry': {'enum': ['alphabetapruning', 'minimax']},
             'skipped': {'type': 'boolean'}, 'missing': {'type': 'boolean'},
-            'result': {'type': 'object', 'required': ['shape']},
+            'result': shapes.PLAIN_SEQUENCE,
             'board_after': ROWS, 'moves_before': COUNT, 'moves_after': PLAIN,
             'leaves': COUNT, 'makemoves': COUNT, 'copies': COUNT,
-            'seconds': {'type': 'number', 'minimum': 0}},
+            'seconds': {'type': 'number', 'minimum': 0},
+            'leaves_reps': {'type': 'array', 'items': COUNT, 'maxItems': 64}},
          'required': ['entry', 'skipped', 'missing', 'result', 'board_after', 'moves_before',
-                      'moves_after', 'leaves', 'makemoves', 'copies', 'seconds']},
+                      'moves_after', 'leaves', 'makemoves', 'copies', 'seconds'],
+         'additionalProperties': False},
         {'properties': {'task': {'const': 'evaluate'}, 'value': PLAIN},
-         'required': ['value']},
+         'required': ['value'], 'additionalProperties': False},
         {'properties': {
             'task': {'const': 'game'},
             'outcome': {'enum': ['win', 'loss', 'draw']},
-            'reason': {'type': 'string'},
+            'reason': shapes.TEXT,
             'columns': {'type': 'array', 'items': {'type': 'integer', 'minimum': 0,
                                                    'maximum': 6}, 'maxItems': 42},
             'board': ROWS},
-         'required': ['outcome', 'reason', 'columns', 'board']},
+         'required': ['outcome', 'reason', 'columns', 'board'], 'additionalProperties': False},
     ],
 }
 
+BASELINES = 2
+"""Search requests of each kind (one run; :data:`MAX_REPS` runs at depth 1), timed for what a
+counted case costs besides the search."""
+WORK_LEAVES = 800
+"""A counted case is searched again until the reference alpha-beta would have evaluated this
+many leaves (at most :data:`MAX_REPS` times), so its CPU time stands well above the rest."""
+MAX_REPS = 6
+MIRRORED = 3
+"""Public pruning cases whose board is also graded mirrored (left and right swapped)."""
+SEARCH_FLOOR_UNITS = 0.003
+"""CPU time per search, in calibration units, below which a counted position was not
+searched: the reference alpha-beta takes 0.05-2 units on the pruning cases, a look-up
+about 0.0001."""
+
+
+def mirrored_case(case):
+    """``case`` with the board mirrored: the same value, the columns mirrored too."""
+    expected = dict(case.expected)
+    expected['best_moves'] = sorted(rules.COLS - 1 - col for col in case.expected['best_moves'])
+    rows = [row[::-1] for row in case.input['board']]
+    return base.Case(name=f'{case.name}-mirrored', input=dict(case.input, board=rows),
+                     expected=expected, source=f'{case.source} (mirrored)',
+                     tags=tuple(t for t in case.tags if t != 'games'), hidden=case.hidden,
+                     file=case.file, generated=case.generated, group=case.name)
+
+
 SEARCH_CHECKS = ('values', 'moves', 'timeouts', 'balance')
+SWAPPED = ('returned (column, value): the pair is swapped; return (value, column)')
 WRONG_ANSWER = ('Speed, balance and pruning count only where the value and the column are '
                 'right; see the values and moves checks for this position.')
 ENTRY_CALLS = {
@@ -118,10 +150,30 @@ class ConnectFour(base.Exercise):
         base.Check('plays_well', 'seeded games against a one-ply greedy player', 0.0),
     )
 
-    # -- requests --------------------------------------------------------
+    # -- cases and requests ----------------------------------------------
+    def extra_cases(self, cases, settings):
+        """Baselines, and a few public pruning positions mirrored."""
+        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
+                           tags=('baseline',))
+                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
+        asymmetric = [c for c in cases if 'pruning' in c.tags and not c.hidden
+                      and c.input['depth'] <= 5
+                      and [row[::-1] for row in c.input['board']] != list(c.input['board'])]
+        for case in asymmetric[:MIRRORED]:
+            case.group = case.name
+            extra.append(mirrored_case(case))
+        return extra
+
     def requests(self, case, settings):
+        if 'baseline' in case.tags:     # depth 1 from the empty board: seven leaves
+            empty = ['.' * rules.COLS] * rules.ROWS
+            return [base.Request({'task': 'search', 'board': empty, 'depth': 1, 'count': True,
+                                  'entry': 'alphabetapruning', 'reps': case.input['reps']})]
         search = {'task': 'search', 'board': list(case.input['board']),
                   'depth': case.input['depth'], 'count': True}
+        if 'pruning' in case.tags:
+            reference = max(1, case.expected.get('alphabeta_leaves', WORK_LEAVES))
+            search['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_LEAVES / reference)))
         requests = [
             base.Request(dict(search, entry='alphabetapruning')),
             base.Request(dict(search, entry='minimax', fallback=True), 'minimax'),
@@ -142,6 +194,12 @@ class ConnectFour(base.Exercise):
 
     # -- judging ---------------------------------------------------------
     def judge(self, case, replies, settings):
+        if 'baseline' in case.tags:
+            reply, = replies
+            return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
+                                 measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
+        replies = [self.matching(reply, task) for reply, task in
+                   zip(replies, ['search', 'search', 'evaluate'] + ['game'] * (len(replies) - 3))]
         alphabeta, minimax, evaluation, *games = replies
         reply, entry = self.graded(alphabeta, minimax)
         board = rules.parse_board(case.input['board'])
@@ -153,6 +211,14 @@ class ConnectFour(base.Exercise):
         if games:
             outcomes += self.judge_games(case, games, settings)
         return outcomes
+
+    @staticmethod
+    def matching(reply, task):
+        """``reply``, or an invalid one when its observation answers another kind of request."""
+        if reply.ok and reply.observation.get('task') != task:
+            return Reply(status='invalid', kind='invalid', wall=reply.wall, limit=reply.limit,
+                         cpu=reply.cpu, error='the reply answered another request')
+        return reply
 
     @staticmethod
     def graded(alphabeta, minimax):
@@ -182,6 +248,11 @@ class ConnectFour(base.Exercise):
         returned = returned_text(obs)
         value, move, problem = self.read_answer(case, board, obs, entry, alphabeta)
         measured = {'entry': entry}
+        if problem == SWAPPED:
+            # Graded on the answer read the other way round; review() deducts the
+            # interface points set in grading.yaml once for the exercise.
+            value, move, problem = move, value, None
+            measured['swapped'] = True
         if problem:
             cause = (f'Your {entry} {problem}.' if problem.startswith('returned')
                      else f'{problem}.')
@@ -223,7 +294,7 @@ class ConnectFour(base.Exercise):
                                                  returned, WRONG_ANSWER))
             elif check == 'pruning':
                 outcomes.append(self.judge_pruning(case, obs, entry, right, returned, note,
-                                                   settings))
+                                                   settings, reply.cpu))
         return outcomes
 
     @staticmethod
@@ -259,8 +330,7 @@ class ConnectFour(base.Exercise):
         expected = case.expected
         if (move is not None and value != expected['value'] and move == expected['value']
                 and value in rules.legal_moves(board)):
-            return None, None, ('returned (column, value): the pair is swapped; return '
-                                '(value, column)')
+            return value, move, SWAPPED
         return value, move, None
 
     @staticmethod
@@ -333,7 +403,7 @@ class ConnectFour(base.Exercise):
         return note.outcome('moves', False, f'column {move} is not optimal', returned, cause)
 
     @staticmethod
-    def judge_pruning(case, obs, entry, right, returned, note, settings):
+    def judge_pruning(case, obs, entry, right, returned, note, settings, cpu=0.0):
         expected = case.expected
         margin = float(settings.check_param('pruning', 'margin', 0.5))
         leaves, nodes = obs['leaves'], max(obs['makemoves'], obs['copies'])
@@ -343,7 +413,10 @@ class ConnectFour(base.Exercise):
                     'minimax_leaves': expected['minimax_leaves'],
                     'minimax_nodes': expected['minimax_nodes'],
                     'leaf_ratio': round(leaf_ratio, 4),
-                    'node_ratio': round(node_ratio, 4) if node_ratio is not None else None}
+                    'node_ratio': round(node_ratio, 4) if node_ratio is not None else None,
+                    'counts': list(obs.get('leaves_reps') or [leaves]),
+                    'floor': expected.get('proof_leaves', 1), 'group': case.group,
+                    'cpu': cpu, 'hidden': case.hidden}
         summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
                    f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
                    f"{leaf_ratio:.3f}")
@@ -353,6 +426,7 @@ class ConnectFour(base.Exercise):
                                 'Plain minimax visits every leaf; alphabetapruning is what '
                                 'prunes.', measured)
         if not right:
+            measured['wrong'] = True
             return note.outcome('pruning', False, summary + ', but the answer is wrong', returned,
                                 WRONG_ANSWER, measured)
         if leaves:
@@ -432,6 +506,54 @@ class ConnectFour(base.Exercise):
                                          {'outcome': result['outcome']}))
         return outcomes
 
+    # -- across cases ------------------------------------------------------
+    def review(self, outcomes, settings, context):
+        """Confirm the leaf counts with the CPU time, require a search behind the answers,
+        and deduct the interface points once when the pair came back swapped."""
+        pruning = [o for o in outcomes if o.check == 'pruning' and 'counts' in o.measured]
+        baseline = [(o.measured['runs'], o.measured['cpu']) for o in outcomes
+                    if o.check == '_baseline' and o.passed]
+        counted = [o for o in pruning if not o.measured.get('wrong')
+                   and o.measured.get('entry') == 'alphabetapruning']
+        # Leaves are held to the proof tree; the time per move made (MakeMove or a
+        # board copy) is what stays steady from case to case (measured: within 2 times
+        # for honest searches, where the time per leaf varies up to 4 times).
+        samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
+                                   o.measured['floor'], o.measured['group'],
+                                   o.measured['nodes'] or None,
+                                   hidden=o.measured.get('hidden', False)) for o in counted
+                   if o.measured['leaves']]
+        found = evidence.confirm(samples, baseline, unit_name='leaf evaluations')
+        facts = {'evidence': {'status': found.status, 'reason': found.reason,
+                              'seconds_per_leaf': found.seconds_per_unit,
+                              'spread': found.spread}}
+        if not found.confirmed and samples:
+            for o in pruning:
+                if o.passed:
+                    o.passed, o.kind = False, 'not measured'
+                    o.message = f'could not be counted: {found.reason}'
+        costs = evidence.overhead(baseline)
+        works = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
+                               costs) for o in pruning if o.measured['floor'] >= 50]
+        unit = context.get('unit') or 0.0
+        searched = (found.confirmed and bool(samples)) or \
+            evidence.searched_by_time(works, SEARCH_FLOOR_UNITS * unit)
+        facts['searched'] = searched
+        if works and not searched:
+            for o in outcomes:
+                if o.passed and o.check in SEARCH_CHECKS:
+                    o.passed, o.kind = False, 'no search'
+                    o.message = ('answered without a search: neither counted evaluations nor '
+                                 'the CPU time of the deeper positions show one')
+        prunes = [o for o in outcomes if o.check == 'pruning']
+        facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
+        if any(o.measured.get('swapped') for o in outcomes if o.check == 'values'):
+            points = float(settings.check_param('values', 'swapped_deduction', 0.5))
+            facts['deduction'] = {'points': points, 'reason': (
+                f'your search returns (column, value) instead of (value, column): graded on '
+                f'the pair read the other way round, less {points:g} points for the interface')}
+        return outcomes, facts
+
     # -- facts -----------------------------------------------------------
     def facts(self, outcomes, settings):
         entries = [o.measured['entry'] for o in outcomes
@@ -440,7 +562,6 @@ class ConnectFour(base.Exercise):
         leaf = {o.case: o.measured['leaf_ratio'] for o in pruning if 'leaf_ratio' in o.measured}
         node = {o.case: o.measured['node_ratio'] for o in pruning if 'node_ratio' in o.measured}
         facts = {
-            'prunes': bool(pruning) and all(o.passed for o in pruning),
             'entry': (max(set(entries), key=entries.count) if entries else None),
             'leaf_ratios': leaf,
             'node_ratios': node,

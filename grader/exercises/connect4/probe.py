@@ -7,7 +7,7 @@ Requests (from the judge)::
 
     {"task": "search", "entry": "alphabetapruning" | "minimax",
      "fallback": bool, "board": [6 rows, top first, '.' empty],
-     "depth": int, "count": bool}
+     "depth": int, "count": bool, "reps": int}
     {"task": "evaluate", "board": [...]}
     {"task": "game", "seed": int, "depth": int, "first": "o" | "x"}
 
@@ -22,7 +22,7 @@ Observation::
     {"task": "search", "entry": str, "skipped": bool, "missing": bool,
      "result": <plain_sequence>, "board_after": [6 rows] | null,
      "moves_before": int, "moves_after": <plain>, "leaves": int,
-     "makemoves": int, "copies": int, "seconds": float}
+     "makemoves": int, "copies": int, "seconds": float, "leaves_reps": [int]}
 
 ``evaluate`` calls the student's own ``evaluation`` on the position ('o' to
 move): ``{"task": "evaluate", "value": <plain>}``.
@@ -105,39 +105,52 @@ def placeholder(module, board):
 
 
 def search(module, payload, ctx, count=True):
+    """One search request; with ``reps`` (default 1) the search runs that many times, each
+    on a fresh ``ConnectFour()`` and board, and ``leaves_reps`` holds each run's leaf count
+    (the answer and what is left on the board are the first run's).  ``reps`` 0 calls
+    nothing: the parent times such a request to learn what a case costs besides the search.
+    """
     board = rules.parse_board(payload['board'])
     entry = payload['entry']
     observation = {'task': 'search', 'entry': entry, 'skipped': False, 'missing': False,
                    'result': values.plain_sequence(None), 'board_after': None,
                    'moves_before': rules.count_pieces(board),
                    'moves_after': values.plain(None),
-                   'leaves': 0, 'makemoves': 0, 'copies': 0, 'seconds': 0.0}
+                   'leaves': 0, 'makemoves': 0, 'copies': 0, 'seconds': 0.0, 'leaves_reps': []}
+    reps = max(0, int(payload.get('reps', 1)))
+    if reps == 0:
+        return observation
     if payload.get('fallback') and not placeholder(module, board):
         observation['skipped'] = True
         return observation
-    game = new_game(module, board)
-    if not callable(getattr(game, entry, None)):
-        observation['missing'] = True
-        return observation
-    work = rules.copy_board(board)
-    counters = Counters(module, game, board) if count else None
-    if not count:
-        object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
-    start = ctx.perf_counter()
-    try:
+    for rep in range(reps):
+        game = new_game(module, board)
+        if not callable(getattr(game, entry, None)):
+            observation['missing'] = True
+            return observation
+        work = rules.copy_board(board)
+        counters = Counters(module, game, board) if count else None
+        if not count:
+            object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
+        start = ctx.perf_counter()
+        try:
+            if counters:
+                counters.install()
+            result = call(game, entry, work, payload['depth'])
+        finally:
+            seconds = ctx.perf_counter() - start
+            if counters:
+                counters.remove()
         if counters:
-            counters.install()
-        result = call(game, entry, work, payload['depth'])
-    finally:
-        seconds = ctx.perf_counter() - start
+            observation['leaves_reps'].append(counters.leaves())
+        if rep:
+            continue
+        observation.update(result=values.plain_sequence(result), board_after=read_rows(work),
+                           moves_after=values.plain(read_attribute(game, 'moves')),
+                           seconds=round(seconds, 6))
         if counters:
-            counters.remove()
-    observation.update(result=values.plain_sequence(result), board_after=read_rows(work),
-                       moves_after=values.plain(read_attribute(game, 'moves')),
-                       seconds=round(seconds, 6))
-    if counters:
-        observation.update(leaves=counters.leaves(), makemoves=counters.makemoves(),
-                           copies=counters.copies())
+            observation.update(leaves=counters.leaves(), makemoves=counters.makemoves(),
+                               copies=counters.copies())
     return observation
 
 

@@ -61,16 +61,19 @@ OBSERVATION = {
 }
 
 BASELINES = 3
-"""Requests that run no search, timed for what a counted case costs besides the search."""
+"""Requests of each kind (one run; :data:`MAX_REPS` runs on a position with one empty cell),
+timed for what a counted case costs besides the search."""
 WORK_NODES = 3000
 """A counted case is searched again until the reference alpha-beta would have made this many
 calls (at most :data:`MAX_REPS` times), so its CPU time is well above what a case costs besides."""
 MAX_REPS = 8
-SEARCH_FLOOR_UNITS = 0.005
-"""CPU time per search, in calibration units, below which a one- or two-mark position was
-not searched: plain minimax from one mark takes about 1 unit, the reference alpha-beta
-0.03-0.06, the smallest proof tree about 0.006 at the reference's speed; a look-up about
-0.0001."""
+SEARCH_FLOOR_UNITS = 0.02
+"""CPU time per search, in calibration units, below which a position whose smallest proof
+tree has :data:`HEAVY` positions or more was not searched: plain minimax from one mark takes
+about 1 unit, the reference alpha-beta 0.1-0.3, an iterative alpha-beta more; a look-up
+about 0.0001.  Only a search that cannot be counted (iterative, a generator, on another
+thread) needs this: counted calls that the CPU time confirms show a search by themselves."""
+HEAVY = 150
 
 
 def signed(value):
@@ -152,8 +155,9 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={}, expected={}, tags=('baseline',))
-                 for i in range(BASELINES)]
+        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
+                           tags=('baseline',))
+                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -162,16 +166,18 @@ class TicTacToe(base.Exercise):
         return extra
 
     def requests(self, case, settings):
-        if 'baseline' in case.tags:
-            return [base.Request({'board': ['-'] * 9, 'maximizing': True, 'player': 'X',
-                                  'count': True, 'reps': 0})]
+        if 'baseline' in case.tags:     # one empty cell: next to no search at all
+            return [base.Request({'board': ['X', 'O', 'X', 'X', 'O', 'O', 'O', 'X', '-'],
+                                  'maximizing': True, 'player': 'X', 'count': True,
+                                  'reps': case.input['reps']})]
         payload = {
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
             'player': case.input['player'],
-            'count': 'pruning' in case.tags,
+            'count': 'terminal' not in case.tags,
+            'reps': 1,
         }
-        if payload['count']:
+        if 'pruning' in case.tags:
             reference = max(1, case.expected.get('alphabeta_nodes', WORK_NODES))
             payload['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_NODES / reference)))
         return [base.Request(payload)]
@@ -181,7 +187,7 @@ class TicTacToe(base.Exercise):
         reply, = replies
         if 'baseline' in case.tags:
             return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
-                                 measured={'cpu': reply.cpu})]
+                                 measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
         board = boards.from_rows(case.input['board'])
         expected = case.expected
         side = 'maximizer' if case.input['maximizing'] else 'minimizer'
@@ -255,7 +261,10 @@ class TicTacToe(base.Exercise):
     def _judge_value(self, case, board, obs, value, value_ok, returned, outcome, check):
         expected = case.expected
         if value_ok:
-            return outcome(check, True, f'value {signed(value)}')
+            nodes = obs.get('nodes') or {}
+            return outcome(check, True, f'value {signed(value)}', measured={
+                'searched': nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1))
+                if nodes else None})
         changed = self._board_change(board, obs.get('board_after'))
         cause = ('The board was left changed, so later moves were searched on a wrong '
                  'position: undo every move you try.' if changed
@@ -330,12 +339,13 @@ class TicTacToe(base.Exercise):
     def review(self, outcomes, settings, context):
         """Confirm the counts with the CPU time, and require a search behind the answers."""
         pruning = [o for o in outcomes if o.check == 'pruning' and 'counts' in o.measured]
-        baseline = [o.measured['cpu'] for o in outcomes if o.check == '_baseline' and o.passed]
+        baseline = [(o.measured['runs'], o.measured['cpu']) for o in outcomes
+                    if o.check == '_baseline' and o.passed]
         # Counts are held to the proof tree only where the search found the value: a
         # wrong search may well explore less.
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
                                    o.measured['floor'], o.measured['group'],
-                                   o.measured.get('hidden', False))
+                                   hidden=o.measured.get('hidden', False))
                    for o in pruning if o.kind != 'wrong value']
         found = evidence.confirm(samples, baseline)
         facts = {'evidence': {'status': found.status, 'reason': found.reason,
@@ -347,18 +357,23 @@ class TicTacToe(base.Exercise):
                 if o.passed:
                     o.passed, o.kind = False, 'not measured'
                     o.message = f'could not be counted: {found.reason}'
-        base_cpu = evidence.overhead(baseline)
-        heavy = [(o.measured['cpu'] - base_cpu) / len(o.measured['counts']) for o in pruning
-                 if o.measured['floor'] >= 50]
+        costs = evidence.overhead(baseline)
+        heavy = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
+                               costs) for o in pruning if o.measured['floor'] >= HEAVY]
         unit = context.get('unit') or 0.0
-        searched = found.confirmed or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
+        # A search ran when some right answer came with at least its proof tree's count of
+        # search calls, or (a search that cannot be counted) when the one-mark positions
+        # took the CPU time of a search.
+        counted = any(o.measured.get('searched') for o in outcomes if o.check == 'values')
+        searched = counted or found.confirmed or \
+            evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
         facts['searched'] = searched
         if heavy and not searched:
             for o in outcomes:
                 if o.passed and o.check in ('values', 'moves', 'robustness', 'timeouts'):
                     o.passed, o.kind = False, 'no search'
                     o.message = ('answered without a search: neither counted search calls nor '
-                                 'the CPU time of the one- and two-mark positions show one '
+                                 'the CPU time of the one-mark positions show one '
                                  '(a table of answers earns nothing)')
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)

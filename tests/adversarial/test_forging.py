@@ -1,0 +1,135 @@
+"""Submissions that try to win points without the work, each beside its honest twin.
+
+Every file in ``forging/`` is graded as a tic-tac-toe submission through the real
+engine, as an official grade (positions drawn at grading time included), with
+``alphabeta_twin.py`` beside it (some attacks borrow its search).  The table
+below gives the verdict each deserves: the score, the facts, and words its
+report must (or must not) contain.  The honest twins -- ``alphabeta_twin`` (an
+ordinary alpha-beta) and ``minimax_twin`` (an ordinary minimax) -- show what
+the same search earns without the trick: every trick gains nothing.
+"""
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gradertest import ROOT, SUBMISSIONS
+
+HERE = Path(__file__).resolve().parent / 'forging'
+TWIN = HERE / 'alphabeta_twin.py'
+MINIMAX = SUBMISSIONS / 'tictactoe' / 'minimax_make_undo.py'
+
+FULL = 2.5
+VERDICTS = {
+    # name: (score or (low, high), facts, words in the report, words never in the report)
+    'alphabeta_twin': (FULL, {'prunes': True, 'searched': True}, [], []),
+    'minimax_twin': (FULL, {'prunes': False, 'searched': True}, [], []),
+    # issue: plain minimax credited "prunes" through a counter that saw nothing
+    'stack_minimax': (FULL, {'prunes': False, 'searched': True}, ['could not be counted'], []),
+    'generator_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'closure_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'thread_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'memo_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'renamed_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'patched_counter': (FULL, {'prunes': False}, [], []),
+    'forged_reply': ((0.0, FULL), {'prunes': False}, [], []),
+    # time limits enforced from outside
+    'blocked_signals': (0.0, {'prunes': False}, ['timed out'], []),
+    # answers without a search
+    'public_table': ((0.0, 0.5), {'prunes': False, 'searched': False}, [], []),
+    'complete_table': (0.0, {'prunes': False, 'searched': False},
+                       ['answered without a search'], []),
+    'calibration_minimax': (0.0, {'prunes': False}, [], []),
+    # honest code that must not be called tampered, or lose to the grader's instrument
+    'monitoring_hog': (FULL, {'prunes': True, 'tampered': False}, [], ['ValueError']),
+    'honest_noise': (FULL, {'prunes': True, 'tampered': False}, [], ['measurement tampered']),
+    'unused_import': (FULL, {'prunes': True}, ['`requests` is not available', 'stand-in'], []),
+    # replies that must not crash the grader
+    'exit_125': (0.0, {}, ['exited with status 125'], ['sandbox']),
+    'odd_observation': (0.0, {}, ['could not be read'], []),
+    'deep_reply': ((0.0, 2.4), {}, ['could not be read'], []),
+    'nan_reply': ((0.0, 2.4), {}, ['could not be read'], []),
+}
+
+
+def complete_table(folder):
+    """A tictactoe.py holding the answer of every reachable position, and no search."""
+    sys.path.insert(0, str(ROOT))
+    from reference.oracles import tictactoe as oracle
+    answers, stack, seen = {}, [('-' * 9, mark) for mark in 'XO'], set()
+    while stack:
+        cells, mover = stack.pop()
+        if (cells, mover) in seen:
+            continue
+        seen.add((cells, mover))
+        board = list(cells)
+        if oracle.winner(board) is not None or '-' not in board:
+            continue
+        for maximizing in (True, False):
+            top = mover if maximizing else oracle.other(mover)
+            value, best, _, _ = oracle.solve(cells, mover, top)
+            answers[(cells, maximizing, mover)] = (value, best[0])
+        for move in range(9):
+            if board[move] == '-':
+                stack.append((cells[:move] + mover + cells[move + 1:], oracle.other(mover)))
+    lines = ['"""Every reachable position\'s answer, and no search at all."""',
+             f'ANSWERS = {answers!r}', '',
+             'def Minimax(board, maximizingplayer, player):',
+             "    return ANSWERS.get((''.join(board), maximizingplayer, player), (0, None))", '']
+    (folder / 'tictactoe.py').write_text('\n'.join(lines))
+    return len(answers)
+
+
+@pytest.fixture
+def graded(policy, run, tmp_path):
+    from grader import engine
+
+    def grade(name):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(TWIN, folder / 'alphabeta_twin.py')
+        if name == 'complete_table':
+            assert complete_table(folder) > 8000
+        elif name == 'minimax_twin':
+            shutil.copy(MINIMAX, folder / 'tictactoe.py')
+        else:
+            shutil.copy(HERE / f'{name}.py', folder / 'tictactoe.py')
+        started = time.monotonic()
+        result = engine.grade(policy, folder, run=run, only=['tictactoe'])
+        return result, time.monotonic() - started
+    return grade
+
+
+@pytest.mark.parametrize('name', sorted(VERDICTS))
+def test_the_trick_gains_nothing(name, graded):
+    score, facts, words, never = VERDICTS[name]
+    result, seconds = graded(name)
+    exercise = result.exercise('tictactoe')
+    report = json.dumps(result.to_dict(), allow_nan=False)   # NaN or Infinity would raise
+    if isinstance(score, tuple):
+        assert score[0] <= exercise.score <= score[1], (exercise.score, exercise.checks)
+    else:
+        assert exercise.score == pytest.approx(score), [(c.name, c.message)
+                                                        for c in exercise.checks]
+    for fact, value in facts.items():
+        assert exercise.facts.get(fact) == value, (fact, exercise.facts.get(fact),
+                                                   exercise.facts.get('evidence'))
+    for word in words:
+        assert word in report, word
+    for word in never:
+        assert word not in report, word
+    assert exercise.generated.get('count', 0) > 0
+    assert seconds < 60
+
+
+def test_a_trick_never_beats_its_twin(graded):
+    """The tricks that keep a correct search earn exactly what their twin earns, no more."""
+    twin = graded('minimax_twin')[0].exercise('tictactoe')
+    for name in ('stack_minimax', 'memo_minimax', 'patched_counter', 'forged_reply'):
+        tricked = graded(name)[0].exercise('tictactoe')
+        assert tricked.score <= twin.score and not tricked.facts.get('prunes')
+    assert not math.isnan(twin.score)
