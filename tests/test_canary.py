@@ -17,11 +17,12 @@ given into a mark of its own, carried out by one channel only:
   spot, named after the board;
 - ``counts``: makes as many counted calls (tic-tac-toe: calls of a
   recursive function; connect four: moves made) as that number says;
-- ``evidence``: answers right, with steady counts on the public positions
-  and, on the others, counts that change when a position is searched again
-  (the number, then one less), so the check of the counts fails there and
-  says why; ``evidence-public`` does the same the other way round (its
-  twin, whose marks the search must find);
+- ``evidence``: answers right (tic-tac-toe: a search that is not counted;
+  connect four: the reference's), with steady counts on the public
+  positions and, on the others, counts that change when a position is
+  searched again (the number, then one less), so the check of the counts
+  fails there and says why; ``evidence-public`` does the same the other way
+  round (its twin, whose marks the search must find);
 - ``stdout``, ``stderr`` (``os.write`` to descriptor 2), ``warnings``: says
   the board there;
 - ``exit-status``: ``os._exit`` with a status made from the board.
@@ -126,8 +127,8 @@ def marks(exercise, board):
         'class-name': f'CnryClass{tag}{text}',
         'move-text': f'cnry-move-{tag}{text}',
         'counts': 10000 + number % 20000 if tag == 'T' else 30000 + number % 10000,
-        'evidence': 10000 + number % 20000 if tag == 'T' else None,
-        'evidence-public': 10000 + number % 20000 if tag == 'T' else None,
+        'evidence': 10000 + number % 20000 if tag == 'T' else 3000 + number % 1000,
+        'evidence-public': 10000 + number % 20000 if tag == 'T' else 3000 + number % 1000,
         'stdout': f'cnry-stdout-{tag}{text}',
         'stderr': f'cnry-stderr-{tag}{text}',
         'warnings': f'cnry-warning-{tag}{text}',
@@ -268,14 +269,42 @@ def Minimax(board, maximizingplayer, player):
 
 CONNECT4 = r'''
 
+_searched = []
+
+
 class ConnectFour(_Reference):
     def alphabetapruning(self, board, depth, opponent, alpha, beta):
+        if CHANNEL.startswith('evidence'):
+            return self._evidence(board, depth, opponent, alpha, beta)
         said = act(CHANNEL, marks('connect4', board)[CHANNEL], make=lambda: self._move(board))
         free = next(c for c in range(7) if board[5][c] == ' ')
         if said is None:
             return 0, free
         value, move = said
         return value, free if move is None else move
+
+    def _evidence(self, board, depth, opponent, alpha, beta):
+        """The reference's search; on some positions (those not public; with
+        ``evidence-public`` the public ones) as many leaf evaluations as the mark says in
+        the first run and one less in the next, the search's own included."""
+        if getattr(self, '_inside', False):
+            return _Reference.alphabetapruning(self, board, depth, opponent, alpha, beta)
+        counted, made = self.evaluation, []
+
+        def evaluation(*args, **kwargs):
+            made.append(1)
+            return counted(*args, **kwargs)
+        self.evaluation, self._inside = evaluation, True
+        try:
+            answer = _Reference.alphabetapruning(self, board, depth, opponent, alpha, beta)
+        finally:
+            self.evaluation, self._inside = counted, False
+        if (connect4_cells(board) in PUBLIC) != (CHANNEL == 'evidence'):
+            total = marks('connect4', board)[CHANNEL] - len(_searched[:1])
+            _searched.append(1)
+            for _ in range(total - len(made)):
+                counted(board)
+        return answer
 
     def _move(self, board):
         """One counted move, taken back."""
@@ -293,8 +322,10 @@ def submission(folder, channel):
     known = sorted({''.join(board) for board in public_tictactoe()})
     (folder / 'tictactoe.py').write_text(head + f'PUBLIC = set({known!r})\n' + TICTACTOE)
     reference = (ROOT / 'reference' / 'connect4.py').read_text()
+    known = sorted({_marks['connect4_cells'](c4rules.parse_board(rows))
+                    for rows in public_connect4()})
     (folder / 'connect4.py').write_text(reference + '\n\n_Reference = ConnectFour\n' + head
-                                        + CONNECT4)
+                                        + f'PUBLIC = set({known!r})\n' + CONNECT4)
     return folder
 
 
