@@ -65,11 +65,15 @@ def test_a_zip_of_zips_wrapped_in_a_folder(tmp_path):
     assert entries['alice'].files == {'tictactoe.py': CODE}
 
 
-def test_a_traversing_class_archive_is_refused(tmp_path):
+def test_a_traversing_entry_of_a_class_archive_is_listed_and_the_class_graded(tmp_path):
     archive = tmp_path / 'class.zip'
     archive.write_bytes(make_zip({'alice/tictactoe.py': CODE, '../../etc/cron.d/x': b'boom'}))
-    with pytest.raises(Exception, match='outside the archive'):
-        sources.scan(archive, Limits())
+    entries = sources.scan(archive, Limits())
+    alice = next(e for e in entries if e.identity.key == 'alice')
+    assert alice.files == {'tictactoe.py': CODE} and not alice.problem
+    [stray] = [e for e in entries if e is not alice]
+    assert 'entry outside the archive, refused' in stray.problem
+    assert '../../etc/cron.d/x' in stray.problem
 
 
 def test_a_second_submission_for_the_same_key_is_listed_not_dropped(tmp_path):

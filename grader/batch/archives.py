@@ -5,8 +5,10 @@ path: bytes}``.  It is read from a folder or a zip archive under
 :class:`Limits`, never trusting the archive:
 
 - an entry with an absolute path or a ``..`` component refuses the archive
-  (it would write outside the folder it is unpacked into);
-- symbolic links are skipped, in folders and in archives, never followed;
+  (it would write outside the folder it is unpacked into); in a class
+  archive (:func:`list_zip`), only the submission it belongs to;
+- symbolic links are skipped, in folders and in archives, never followed; a
+  submission that holds nothing else is refused (:data:`ONLY_LINKS`);
 - a submission with more files or more bytes than the limits is refused
   (against zip bombs); sizes are counted on the bytes actually inflated, not
   on what the archive's headers claim;
@@ -57,6 +59,12 @@ class Refused(Exception):
     """A submission that cannot be read; ``str()`` is the reason, for the instructor."""
 
 
+ONLY_LINKS = 'only links, skipped'
+"""The reason given for a submission that is, or holds nothing but, symbolic links."""
+OUTSIDE = 'entry outside the archive, refused'
+"""The reason given for a submission with an entry that would land outside the archive."""
+
+
 def is_junk(path):
     return any(part in JUNK for part in PurePosixPath(path).parts)
 
@@ -65,11 +73,21 @@ def safe_name(name):
     """``name`` as a clean relative posix path, or :class:`Refused`."""
     text = name.replace('\\', '/')
     if text.startswith('/') or re.match(r'^[A-Za-z]:', text):
-        raise Refused(f'the archive entry {name!r} is an absolute path; archive refused')
+        raise Refused(f'the archive entry {name!r} is an absolute path: {OUTSIDE}')
     parts = [p for p in text.split('/') if p not in ('', '.')]
     if '..' in parts:
-        raise Refused(f'the archive entry {name!r} points outside the archive; archive refused')
+        raise Refused(f'the archive entry {name!r} points outside the archive: {OUTSIDE}')
     return '/'.join(parts)
+
+
+def inside_part(name):
+    """The clean folders of an entry's name before it leaves the archive (``a/b`` for
+    ``a/b/../../x``); '' for an absolute path, or one that leaves at once."""
+    text = name.replace('\\', '/')
+    if text.startswith('/') or re.match(r'^[A-Za-z]:', text):
+        return ''
+    parts = [p for p in text.split('/') if p not in ('', '.')]
+    return '/'.join(parts[:parts.index('..')] if '..' in parts else parts)
 
 
 def is_symlink(info):
@@ -131,18 +149,50 @@ def member_name(info):
     return unicodedata.normalize('NFC', name)
 
 
+@dataclass
+class Listing:
+    """Every entry of a zip archive, sorted by what a reader does with it."""
+
+    members: list
+    """``[(clean name, info)]``: the regular files, clutter left out."""
+    links: list
+    """Clean names of the symbolic links (skipped, never followed)."""
+    folders: list
+    """Clean names of the folder entries."""
+    refused: list
+    """``[(name as written, reason)]``: entries that would land outside the archive."""
+
+
+def list_zip(archive):
+    """The :class:`Listing` of an open zip archive; never raises for an entry."""
+    listing = Listing([], [], [], [])
+    for info in archive.infolist():
+        written = member_name(info)
+        try:
+            name = safe_name(written)
+        except Refused as error:
+            listing.refused.append((written, str(error)))
+            continue
+        if not name or is_junk(name):
+            continue
+        if is_symlink(info):
+            listing.links.append(name)
+        elif info.is_dir():
+            listing.folders.append(name)
+        else:
+            listing.members.append((name, info))
+    return listing
+
+
 def zip_members(archive):
     """``[(clean name, info)]`` of the regular files of an archive, clutter and links left out.
 
     Raises :class:`Refused` if any entry would land outside the archive.
     """
-    members = []
-    for info in archive.infolist():
-        name = safe_name(member_name(info))
-        if not name or info.is_dir() or is_symlink(info) or is_junk(name):
-            continue
-        members.append((name, info))
-    return members
+    listing = list_zip(archive)
+    if listing.refused:
+        raise Refused(listing.refused[0][1])
+    return listing.members
 
 
 def read_members(archive, members, limits, budget=None, strip=''):
@@ -169,22 +219,40 @@ def read_members(archive, members, limits, budget=None, strip=''):
     return files
 
 
-def read_zip(source, limits):
-    """The file map of a whole zip archive (path or bytes)."""
+def read_zip(source, limits, links=None):
+    """The file map of a whole zip archive (path or bytes).
+
+    The names of the links skipped are added to the list ``links`` when one
+    is given.
+    """
     with open_zip(source) as archive:
-        return read_members(archive, zip_members(archive), limits)
+        listing = list_zip(archive)
+        if listing.refused:
+            raise Refused(listing.refused[0][1])
+        if links is not None:
+            links += listing.links
+        return read_members(archive, listing.members, limits)
 
 
-def read_folder(folder, limits):
-    """The file map of a folder on disk; symbolic links are skipped, never followed."""
+def read_folder(folder, limits, links=None):
+    """The file map of a folder on disk; symbolic links are skipped, never followed.
+
+    The relative names of the links skipped are added to the list ``links``
+    when one is given.
+    """
     folder = Path(folder)
     budget = _Budget(limits)
     files = {}
     for root, dirs, names in os.walk(folder, followlinks=False):
+        if links is not None:
+            links += [Path(root, d).relative_to(folder).as_posix() for d in dirs
+                      if d not in JUNK and os.path.islink(os.path.join(root, d))]
         dirs[:] = sorted(d for d in dirs
                          if d not in JUNK and not os.path.islink(os.path.join(root, d)))
         for name in sorted(names):
             path = os.path.join(root, name)
+            if name not in JUNK and os.path.islink(path) and links is not None:
+                links.append(Path(path).relative_to(folder).as_posix())
             if name in JUNK or os.path.islink(path) or not os.path.isfile(path):
                 continue
             budget.add_file()
@@ -193,7 +261,7 @@ def read_folder(folder, limits):
     return files
 
 
-def normalise(files, limits, depth=1):
+def normalise(files, limits, depth=1, links=None):
     """Unpack the zips a student uploaded and drop wrapper folders.
 
     A zip inside the submission is unpacked where it lies (its own files win
@@ -201,6 +269,7 @@ def normalise(files, limits, depth=1):
     depth allows.  Then, while everything sits in one folder other than
     ``src`` (``project/tictactoe.py``), that folder is removed from the
     names, so that exercise files are found at the top or under ``src/``.
+    The links skipped in the zips are added to the list ``links`` (when given).
     """
     out = {}
     budget = _Budget(limits)
@@ -209,11 +278,14 @@ def normalise(files, limits, depth=1):
         if name.lower().endswith('.zip') and depth < limits.max_depth:
             folder = str(PurePosixPath(name).parent)
             prefix = '' if folder == '.' else folder + '/'
+            skipped = []
             try:
-                inner = read_zip(data, limits)
+                inner = read_zip(data, limits, skipped)
             except Refused as error:
                 raise Refused(f'{name}: {error}') from None
-            for inner_name, inner_data in normalise(inner, limits, depth + 1).items():
+            if links is not None:
+                links += [f'{name}:{link}' for link in skipped]
+            for inner_name, inner_data in normalise(inner, limits, depth + 1, links).items():
                 target = prefix + inner_name
                 if target not in files and target not in out:
                     budget.add_file()

@@ -30,6 +30,9 @@ class Entry:
     identity: identity.Identity
     files: dict = None
     problem: str = ''
+    empty: bool = False
+    """Nothing to read (only links, or no file at all): merged with another part of the
+    same participant's submission, the other part is graded."""
 
 
 def kind_of(source):
@@ -70,7 +73,7 @@ def check(source, kind=None):
     if kind == 'zip':
         try:
             with archives.open_zip(source) as archive:
-                archives.zip_members(archive)
+                archives.list_zip(archive)
         except Refused as error:
             raise UserError(f'{error}; download the class archive again', source) from None
     elif kind == 'folder':
@@ -104,24 +107,29 @@ def scan(source, limits, *, kind=None, clones=None, refresh=True, worksheet=None
     for entry in entries:
         entry.identity = identity.enrich(entry.identity, worksheet, students)
         if entry.files is not None and not entry.problem:
+            links = []
             try:
-                entry.files = archives.normalise(entry.files, limits)
+                entry.files = archives.normalise(entry.files, limits, links=links)
             except Refused as error:
                 entry.files, entry.problem = None, str(error)
             else:
                 if not entry.files:
-                    entry.files, entry.problem = None, 'the submission holds no files'
+                    entry.files = None
+                    entry.problem = str(_only_links(links)) if links else NO_FILES
     return entries
 
 
 # -- groups: one per top-level name ------------------------------------------
+NO_FILES = 'the submission holds no files'
+
+
 def _entry(name, origin, load):
     """An entry from a top-level name and a loader of its file map."""
     who = identity.from_name(name, origin)
     try:
         files = load()
     except Refused as error:
-        return Entry(who, problem=str(error))
+        return Entry(who, problem=str(error), empty=isinstance(error, _OnlyLinks))
     parsed = identity.moodle(name)
     if parsed and parsed[2] and not name.endswith('/'):
         # A Moodle download without folders: the file name follows the marker.
@@ -141,17 +149,43 @@ def _folder(source, limits):
     for path in sorted(source.iterdir()):
         name = path.name
         origin = str(path)
-        if name in archives.JUNK or path.is_symlink():
+        if name in archives.JUNK:
             continue
-        if path.is_dir():
-            entries.append(_entry(name, origin, lambda p=path: archives.read_folder(p, limits)))
+        if path.is_symlink():
+            entries.append(Entry(identity.from_name(name, origin), empty=True, problem=(
+                f'{archives.ONLY_LINKS}: {name} is a symbolic link, and links are never '
+                'followed')))
+        elif path.is_dir():
+            entries.append(_entry(name, origin,
+                                  lambda p=path: _student_files(archives.read_folder, p, limits)))
         elif name.lower().endswith('.zip'):
-            entries.append(_entry(name, origin, lambda p=path: archives.read_zip(p, limits)))
+            entries.append(_entry(name, origin,
+                                  lambda p=path: _student_files(archives.read_zip, p, limits)))
         elif identity.moodle(name) and identity.moodle(name)[2]:
             entries.append(_entry(name, origin, lambda p=path: {'': _read_file(p, limits)}))
         else:
             entries.append(_stray(name, origin))
     return entries
+
+
+class _OnlyLinks(Refused):
+    """A hand-in of nothing but symbolic links."""
+
+
+def _only_links(links):
+    return _OnlyLinks(f'{archives.ONLY_LINKS}: it holds nothing but symbolic links '
+                   f'({", ".join(sorted(links)[:3])}{" ..." if len(links) > 3 else ""}), '
+                   'and links are never followed')
+
+
+def _student_files(read, source, limits):
+    """A student's folder or zip read by ``read`` (:func:`archives.read_folder` or
+    :func:`archives.read_zip`): its file map, or :class:`Refused` when it holds only links."""
+    links = []
+    files = read(source, limits, links)
+    if not files and links:
+        raise _only_links(links)
+    return files
 
 
 def _read_file(path, limits):
@@ -161,36 +195,81 @@ def _read_file(path, limits):
 
 
 def _archive(source, limits):
-    """Entries of a class archive (a zip of folders, of zips, or of Moodle files)."""
+    """Entries of a class archive (a zip of folders, of zips, or of Moodle files).
+
+    Every top-level name in the archive (after a wrapping folder) is a
+    submission and gets an entry: one whose entries are all links, or that
+    has an entry pointing outside the archive, gets one with the reason.  An
+    entry outside the archive that belongs to no submission is listed on its
+    own.  Nothing of one submission affects another.
+    """
     outer = archives.Limits(max_bytes=limits.max_bytes * 1000, max_files=limits.max_files * 100)
     try:
         archive = archives.open_zip(source)
     except Refused as error:
         raise UserError(f'{error}; download the class archive again', source) from None
     with archive:
-        try:
-            members = archives.zip_members(archive)
-        except Refused as error:
-            raise UserError(str(error), source) from None
+        listing = archives.list_zip(archive)
+        members = listing.members
         if len(members) > outer.max_files:
             raise UserError(f'more than {outer.max_files} files in the class archive; refused',
                             source)
-        strip = _wrapper(members)
-        groups = {}
+        strip = _wrapper([name for name, _ in members] + listing.links)
+        groups, links, refused, tops, loose = {}, {}, {}, set(), []
         for name, info in members:
-            name = name[len(strip):]
-            top, _, rest = name.partition('/')
-            groups.setdefault((top, bool(rest)), []).append((name, info))
+            where = _place(name, strip)
+            if where:
+                tops.add(where)
+                groups.setdefault(where, []).append((name[len(strip):], info))
+        for name in listing.links:
+            where = _place(name, strip)
+            if where:
+                tops.add(where)
+                links.setdefault(where[0], []).append(name[len(strip):])
+        for name in listing.folders:
+            where = _place(name + '/', strip)
+            if where:
+                tops.add((where[0], True))
+        for written, reason in listing.refused:
+            where = _place(archives.inside_part(written) + '/', strip)
+            if where:
+                tops.add((where[0], True))
+                refused.setdefault(where[0], reason)
+            else:
+                loose.append((written, reason))
         entries = []
-        for (top, is_folder), group in sorted(groups.items()):
+        for top, is_folder in sorted(tops):
             origin = f'{source.name}:{strip}{top}' + ('/' if is_folder else '')
-            if is_folder or top.lower().endswith('.zip') or (
+            group = groups.get((top, is_folder))
+            if top in refused:
+                entries.append(Entry(identity.from_name(top, origin), problem=refused[top]))
+            elif not group and top in links:
+                entries.append(Entry(identity.from_name(top, origin), empty=True,
+                                     problem=str(_only_links(links[top]))))
+            elif not group:
+                entries.append(Entry(identity.from_name(top, origin), empty=True,
+                                     problem=NO_FILES))
+            elif is_folder or top.lower().endswith('.zip') or (
                     identity.moodle(top) and identity.moodle(top)[2]):
                 entries.append(_entry(top, origin, _loader(archive, group, top, is_folder,
                                                            limits)))
             else:
                 entries.append(_stray(top, origin))
+        for written, reason in loose:
+            entries.append(Entry(identity.from_name(written, f'{source.name}:{written}'),
+                                 problem=reason))
         return entries
+
+
+def _place(name, strip):
+    """``(top, is_folder)`` of a clean entry name inside the wrapping folder ``strip``;
+    None outside it, for the wrapping folder itself and for clutter."""
+    if not name.startswith(strip):
+        return None
+    top, _, rest = name[len(strip):].partition('/')
+    if not top or top in archives.JUNK:
+        return None
+    return top, bool(rest)
 
 
 def _loader(archive, group, top, is_folder, limits):
@@ -200,22 +279,22 @@ def _loader(archive, group, top, is_folder, limits):
             return archives.read_members(archive, group, limits, strip=top + '/')
         data = archives.read_members(archive, group, limits)[group[0][0]]
         if top.lower().endswith('.zip'):
-            return archives.read_zip(data, limits)
+            return _student_files(archives.read_zip, data, limits)
         return {'': data}      # a Moodle file without a folder
     return load
 
 
-def _wrapper(members):
+def _wrapper(names):
     """The single folder wrapping a whole class archive ('' if none)."""
     strip = ''
     while True:
-        names = [n[len(strip):] for n, _ in members]
-        tops = {n.split('/', 1)[0] for n in names}
-        if len(tops) != 1 or any('/' not in n for n in names):
+        inner = [n[len(strip):] for n in names]
+        tops = {n.split('/', 1)[0] for n in inner}
+        if len(tops) != 1 or any('/' not in n for n in inner):
             return strip
         top = tops.pop()
-        inside = {n[len(top) + 1:].split('/', 1)[0] for n in names}
-        loose = [n for n in names if n.count('/') == 1 and not n.lower().endswith('.zip')]
+        inside = {n[len(top) + 1:].split('/', 1)[0] for n in inner}
+        loose = [n for n in inner if n.count('/') == 1 and not n.lower().endswith('.zip')]
         if loose or top == 'src' or not inside:
             return strip
         strip += top + '/'
@@ -244,8 +323,14 @@ def _merge(entries):
             continue
         first = merged[key]
         if entry.identity.participant and entry.identity.participant == first.identity.participant:
-            if entry.problem or first.problem:
-                first.problem = first.problem or entry.problem
+            if entry.empty and not first.problem:
+                pass                                # nothing there: the other part is graded
+            elif first.empty and not entry.problem:
+                first.files, first.problem, first.empty = entry.files, '', False
+            elif entry.problem or first.problem:
+                # A refused part refuses the submission; an empty one says less.
+                if not first.problem or (first.empty and not entry.empty):
+                    first.problem, first.empty = entry.problem, entry.empty
                 first.files = None
             else:
                 for name, data in entry.files.items():

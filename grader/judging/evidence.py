@@ -27,6 +27,13 @@ submission cannot reach.  A claim is believed only when both agree:
 :func:`confirm` returns an :class:`Evidence` with one of these statuses and
 a sentence for the student.  The measured time per unit is kept for the
 facts.
+
+Hidden and generated cases (``Sample.hidden``) take part in the decision
+like the others, but nothing of theirs is said: the sentence names such a
+case "a hidden case", with no count, floor or time, and the times per unit
+kept for the facts are those of the public cases.  (A count is the
+submission's choice: worded back, it would carry the position it was given
+to every report.)
 """
 import statistics
 from dataclasses import dataclass, field
@@ -52,6 +59,8 @@ class Sample:
     rate_count: int = None
     """The count the CPU time is divided by (default: the first run's count), when another
     count of the same run follows the work more closely (e.g. moves made, beside leaves)."""
+    hidden: bool = False
+    """A hidden or generated case: decides like the others, but is never described."""
 
 
 @dataclass
@@ -113,16 +122,20 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
     for sample in samples:
         first = sample.counts[0] if sample.counts else 0
         if first < max(1, sample.floor):
-            return Evidence(NOT_COUNTED, (
-                f'{first} {unit_name} counted where any correct search needs at least '
-                f'{max(1, sample.floor)}: the search could not be counted (does it run on '
-                'another thread, as a generator, or without calling itself?)'),
-                details={'case': sample.case})
+            counted = (f'on a hidden case, fewer {unit_name} were counted than any correct '
+                       'search needs' if sample.hidden else
+                       f'{first} {unit_name} counted where any correct search needs at least '
+                       f'{max(1, sample.floor)}')
+            return Evidence(NOT_COUNTED, counted + (
+                ': the search could not be counted (does it run on another thread, as a '
+                'generator, or without calling itself?)'), details={'case': sample.case})
         if any(count != first for count in sample.counts[1:]):
-            return Evidence(CACHED, (
-                f'the same position searched again counted {min(sample.counts)} {unit_name} '
-                f'instead of {first}: the search remembers results between calls, which is '
-                'caching, not pruning'), details={'case': sample.case})
+            again = ('a hidden position searched again counted a different number of '
+                     f'{unit_name}' if sample.hidden else
+                     f'the same position searched again counted {min(sample.counts)} '
+                     f'{unit_name} instead of {first}')
+            return Evidence(CACHED, again + ': the search remembers results between calls, '
+                            'which is caching, not pruning', details={'case': sample.case})
     groups = {}
     for sample in samples:
         if sample.group:
@@ -133,28 +146,39 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
             'same work whatever order it meets the moves in: that is a search that remembers '
             'positions or does not cut branches, not alpha-beta'))
     costs = overhead(baseline)
-    rates = {}
+    rates, hidden = {}, set()
     for sample in samples:
         seconds = work(sample, costs)
         if seconds >= min_work:
             rates[sample.case] = seconds / max(1, sample.rate_count or sample.counts[0])
+            if sample.hidden:
+                hidden.add(sample.case)
+    public = [rate for case, rate in rates.items() if case not in hidden]
+    median = statistics.median(public) if public else None
+    shown = round(max(public) / min(public), 2) if len(public) >= 2 else None
     if len(rates) < 2:
         return Evidence(CONFIRMED, 'too little work to time against the counts; the floors hold',
-                        seconds_per_unit=statistics.median(rates.values()) if rates else None)
-    low, high = min(rates.values()), max(rates.values())
-    ratio = high / low
-    median = statistics.median(rates.values())
+                        seconds_per_unit=median)
+    ratio = max(rates.values()) / min(rates.values())
     if ratio > spread:
         slow = max(rates, key=rates.get)
         fast = min(rates, key=rates.get)
-        return Evidence(INCONSISTENT, (
-            f'the counts do not follow the CPU time the search used: '
-            f'{1e6 * rates[slow]:.1f} µs per counted call on {slow}, '
-            f'{1e6 * rates[fast]:.1f} µs on {fast} ({ratio:.1f} times; an honest count stays '
-            f'within {spread:g})'), seconds_per_unit=median, spread=round(ratio, 2))
-    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted call, steady within '
-                               f'{ratio:.2f} times', seconds_per_unit=median,
-                    spread=round(ratio, 2))
+        if hidden & {slow, fast}:
+            said = (f'the counts do not follow the CPU time the search used: the time per '
+                    f'counted call differs more than {spread:g} times between cases (a hidden '
+                    'case among them)')
+        else:
+            said = (f'the counts do not follow the CPU time the search used: '
+                    f'{1e6 * rates[slow]:.1f} µs per counted call on {slow}, '
+                    f'{1e6 * rates[fast]:.1f} µs on {fast} ({ratio:.1f} times; an honest count '
+                    f'stays within {spread:g})')
+        return Evidence(INCONSISTENT, said, seconds_per_unit=median, spread=shown)
+    if median is None:
+        return Evidence(CONFIRMED, f'the time per counted call is steady within {spread:g} '
+                                   'times', seconds_per_unit=None, spread=None)
+    steady = f', steady within {shown:.2f} times' if shown is not None else ''
+    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted call{steady}',
+                    seconds_per_unit=median, spread=shown)
 
 
 def searched_by_time(works, floor_seconds):

@@ -17,6 +17,13 @@ Levels, recorded in every result:
   limits, process-group kill, rlimits where they exist and the audit hook.
   Good against accidents, not against attacks.
 
+Who holds each layer (:meth:`Isolation.report`, recorded in every result):
+the kernel (:data:`KERNEL`: what holds against an attack), the grader's own
+process (:data:`GRADER`), or the submission's own process
+(:data:`IN_PROCESS`: the audit hook and the stand-ins that refuse process
+starts, sockets and ctypes; Python objects beside the student's code, a best
+effort against accidents, never what holds).
+
 :func:`detect` probes the machine once per process (running ``bwrap`` once,
 making and removing one cgroup per hierarchy) and says in ``missing`` which
 layer is not available and why, one line each.
@@ -50,6 +57,14 @@ def sandbox_uid():
 STRONG = ('namespaces', 'uid-drop', 'seccomp', 'cgroup')
 """Layers that must all be in force for the ``strong`` level."""
 
+KERNEL = ('process-group', 'rlimits', 'namespaces', 'uid-drop', 'seccomp', 'cgroup', 'subreaper')
+"""Layers the kernel enforces on every process of the sandbox: what holds."""
+GRADER = ('subprocess', 'timeouts', 'private-copy', 'scrubbed-env', 'capped-output')
+"""Layers the grader's own process keeps, outside the sandbox."""
+IN_PROCESS = ('audit-hook',)
+"""Layers inside the submission's own process (:func:`grader.child.layers.install_guards`):
+a best effort, named as such in every report."""
+
 PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
 """The grader package folder (the only part of the grader the child sees)."""
 
@@ -66,7 +81,26 @@ class Isolation:
     uid: int = SANDBOX_UID
 
     def describe(self):
-        return f'{self.level} ({", ".join(self.layers) or "no layers"})'
+        """One sentence: the level, who holds each layer in force, and what is not in force."""
+        def held(group):
+            return ', '.join(layer for layer in self.layers if layer in group) or 'none'
+        absent = [line.split(':', 1)[0] for line in self.missing]
+        parts = [f'held by the kernel: {held(KERNEL)}', f'kept by the grader: {held(GRADER)}']
+        if any(layer in self.layers for layer in IN_PROCESS):
+            parts.append(f"in the submission's own process, a best effort only: "
+                         f'{held(IN_PROCESS)}')
+        if absent:
+            parts.append(f'not in force: {", ".join(dict.fromkeys(absent))}')
+        return f'{self.level} ({"; ".join(parts)})'
+
+    def report(self):
+        """What a result records: the level, the layers in force, those missing and why,
+        and who holds each layer in force (``kernel``, ``grader``, ``in_process``)."""
+        return {'level': self.level, 'layers': list(self.layers), 'missing': list(self.missing),
+                'kernel': [layer for layer in self.layers if layer in KERNEL],
+                'grader': [layer for layer in self.layers if layer in GRADER],
+                'in_process': [layer for layer in self.layers if layer in IN_PROCESS],
+                'summary': self.describe()}
 
     def has(self, layer):
         return layer in self.layers

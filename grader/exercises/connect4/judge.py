@@ -417,7 +417,7 @@ class ConnectFour(base.Exercise):
                     'node_ratio': round(node_ratio, 4) if node_ratio is not None else None,
                     'counts': list(obs.get('leaves_reps') or [leaves]),
                     'floor': expected.get('proof_leaves', 1), 'group': case.group,
-                    'cpu': cpu}
+                    'cpu': cpu, 'hidden': case.hidden}
         summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
                    f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
                    f"{leaf_ratio:.3f}")
@@ -521,7 +521,8 @@ class ConnectFour(base.Exercise):
         # for honest searches, where the time per leaf varies up to 4 times).
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
                                    o.measured['floor'], o.measured['group'],
-                                   o.measured['nodes'] or None) for o in counted
+                                   o.measured['nodes'] or None,
+                                   hidden=o.measured.get('hidden', False)) for o in counted
                    if o.measured['leaves']]
         found = evidence.confirm(samples, baseline, unit_name='leaf evaluations')
         facts = {'evidence': {'status': found.status, 'reason': found.reason,

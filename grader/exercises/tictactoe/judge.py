@@ -316,7 +316,8 @@ class TicTacToe(base.Exercise):
         measured = {'nodes': traced, 'minimax_nodes_inline': inline, 'minimax_nodes': full,
                     'ratio': round(traced / full, 4) if full else None,
                     'counts': list(nodes['reps']) or [traced], 'cpu': reply.cpu,
-                    'floor': case.expected.get('proof_nodes', 1), 'group': case.group}
+                    'floor': case.expected.get('proof_nodes', 1), 'group': case.group,
+                    'hidden': case.hidden}
         if not nodes.get('intact', False):
             measured['tampered'] = True
             return outcome('pruning', False, 'measurement tampered: the counting instrument '
@@ -343,7 +344,8 @@ class TicTacToe(base.Exercise):
         # Counts are held to the proof tree only where the search found the value: a
         # wrong search may well explore less.
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
-                                   o.measured['floor'], o.measured['group'])
+                                   o.measured['floor'], o.measured['group'],
+                                   hidden=o.measured.get('hidden', False))
                    for o in pruning if o.kind != 'wrong value']
         found = evidence.confirm(samples, baseline)
         facts = {'evidence': {'status': found.status, 'reason': found.reason,
