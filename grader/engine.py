@@ -423,7 +423,7 @@ class Lane:
         for index, case, requests in self.cases:
             replies = [Hangs.reply() for _ in requests]
             for reply, request in zip(replies, requests):
-                reply.limit = settings.limit(request.limit_key, run.unit)
+                reply.limit = request.limit(settings, run.unit)
             judged.append((index, judged_case(plugin, case, replies, settings)))
         return judged
 
@@ -474,11 +474,11 @@ class Lane:
                         reply = Reply(status='error', kind='not run', error='not needed')
                     else:
                         unit = run.unit_if_measured() if early else run.unit
-                        limit = (settings.limit(request.limit_key, unit) if unit is not None
+                        limit = (request.limit(settings, unit) if unit is not None
                                  else settings.min_seconds)
                         reply = session.call(request.payload, limit)
                         if unit is None and reply.status == 'timeout' and \
-                                settings.limit(request.limit_key, run.unit) > limit:
+                                request.limit(settings, run.unit) > limit:
                             return None     # the true limit is larger: again under it
                     if reply.ok and not validator.is_valid(reply.observation):
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
@@ -495,7 +495,7 @@ class Lane:
             session.request_exit()     # the child exits while the parent judges
             for index, case, replies, case_requests in answered:
                 for reply, request in zip(replies, case_requests):
-                    reply.limit = settings.limit(request.limit_key, run.unit)
+                    reply.limit = request.limit(settings, run.unit)
                 done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
 

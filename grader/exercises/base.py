@@ -48,6 +48,14 @@ class Request:
     """A test over the case's earlier replies: when it says False, the request is not sent
     and its reply is ``not run`` (e.g. a fallback that only matters when the first call
     answered)."""
+    runs: int = 1
+    """How many times the call runs the search (repeated to time a small search): the
+    call's limit is that many times the limit of one search, so the repeats a grader
+    asks for for its own timing never make a call time out."""
+
+    def limit(self, settings, unit):
+        """CPU seconds this call may use given the calibration ``unit``."""
+        return settings.limit(self.limit_key, unit) * max(1, self.runs)
 
 
 @dataclass

@@ -168,16 +168,17 @@ class ConnectFour(base.Exercise):
         if 'baseline' in case.tags:     # depth 1 from the empty board: seven leaves
             empty = ['.' * rules.COLS] * rules.ROWS
             return [base.Request({'task': 'search', 'board': empty, 'depth': 1, 'count': True,
-                                  'entry': 'alphabetapruning', 'reps': case.input['reps']})]
+                                  'entry': 'alphabetapruning', 'reps': case.input['reps']},
+                                 runs=case.input['reps'])]
         search = {'task': 'search', 'board': list(case.input['board']),
                   'depth': case.input['depth'], 'count': True}
         if 'pruning' in case.tags:
             reference = max(1, case.expected.get('alphabeta_leaves', WORK_LEAVES))
             search['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_LEAVES / reference)))
         requests = [
-            base.Request(dict(search, entry='alphabetapruning')),
+            base.Request(dict(search, entry='alphabetapruning'), runs=search.get('reps', 1)),
             base.Request(dict(search, entry='minimax', fallback=True), 'minimax',
-                         needed=lambda replies: replies[0].ok),
+                         needed=lambda replies: replies[0].ok, runs=search.get('reps', 1)),
             base.Request({'task': 'evaluate', 'board': list(case.input['board'])}),
         ]
         if 'games' in case.tags:

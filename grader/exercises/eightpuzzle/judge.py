@@ -356,7 +356,8 @@ class EightPuzzle(base.Exercise):
         if 'hard' in case.tags:
             return [base.Request({'state': state}, 'hard')] if graded(settings, 'hard', case) else []
         if 'heuristic' in case.tags:
-            return [base.Request({'state': state, 'reps': reps_for(case), 'detail': True})]
+            return [base.Request({'state': state, 'reps': reps_for(case), 'detail': True},
+                                 runs=reps_for(case))]
         return [base.Request({'state': state})]
 
     def judge(self, case, replies, settings):

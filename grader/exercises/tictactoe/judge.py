@@ -169,7 +169,7 @@ class TicTacToe(base.Exercise):
         if 'baseline' in case.tags:     # one empty cell: next to no search at all
             return [base.Request({'board': ['X', 'O', 'X', 'X', 'O', 'O', 'O', 'X', '-'],
                                   'maximizing': True, 'player': 'X', 'count': True,
-                                  'reps': case.input['reps']})]
+                                  'reps': case.input['reps']}, runs=case.input['reps'])]
         payload = {
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
@@ -180,7 +180,7 @@ class TicTacToe(base.Exercise):
         if 'pruning' in case.tags:
             reference = max(1, case.expected.get('alphabeta_nodes', WORK_NODES))
             payload['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_NODES / reference)))
-        return [base.Request(payload)]
+        return [base.Request(payload, runs=payload['reps'])]
 
     # -- one case -------------------------------------------------------------
     def judge(self, case, replies, settings):
