@@ -1,5 +1,10 @@
 """Baseline: the same student calls as a grading run, in one plain process.
 
+The calls of an official grade: the fixture cases, the positions drawn for
+this submission (the engine's seed, from the folder's content) and the
+plug-in's derived cases (baselines, turned and mirrored boards), each search
+run as many times as the grade runs it (``reps``).
+
 Usage: python bench/direct.py EXERCISE SUBMISSION_FOLDER
 Prints the seconds spent in the student's calls (no sandbox, no instrumentation,
 no judging) as JSON. Trusted submissions only: this runs code in-process and
@@ -18,14 +23,35 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+def repeated(call, payload):
+    """Make ``call`` as many times as the probe runs the search for ``payload``: ``reps``
+    times, or with a ``work`` budget (CPU seconds) at least ``at_least`` times and then
+    while the budget lasts, at most ``reps``.  Returns the number of runs."""
+    most = int(payload.get('reps', 1))
+    if 'work' not in payload:
+        for _ in range(most):
+            call()
+        return most
+    least, work = min(most, max(1, int(payload.get('at_least', 2)))), float(payload['work'])
+    began, runs = time.process_time(), 0
+    while runs < most and (runs < least or time.process_time() - began < work):
+        call()
+        runs += 1
+    return runs
+
+
 def main():
     exercise, folder = sys.argv[1], Path(sys.argv[2])
-    from grader import config, fixtures
+    from grader import config, fixtures, generated
     from grader import exercises as plugins
     policy = config.load(ROOT / 'grading.yaml')
     plugin = plugins.get(exercise)
     settings = policy.exercises[exercise]
     cases, _, _ = fixtures.load_cases(plugin, settings)
+    if settings.generated.get('count', 0) > 0:
+        seed = generated.seed_for(policy.course, exercise, generated.submission_digest(folder))
+        cases = cases + generated.draw(policy, exercise, seed)
+    cases = cases + plugin.extra_cases(cases, settings)
     relpath = plugin.locate(folder, settings)
     probe = importlib.import_module(plugin.probe)
     path = folder / relpath
@@ -43,9 +69,8 @@ def main():
             for request in plugin.requests(case, settings):
                 payload = dict(request.payload, count=False)
                 start = time.perf_counter()
-                direct(module, payload, options)
+                calls += repeated(lambda: direct(module, payload, options), payload)
                 total += time.perf_counter() - start
-                calls += 1
                 printed.seek(0)
                 printed.truncate()
     print(json.dumps({'seconds': total, 'calls': calls}))

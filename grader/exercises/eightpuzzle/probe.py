@@ -347,5 +347,8 @@ def _number(value):
 
 def direct_call(module, payload, options):
     """The same student call as :func:`handle`, without instrumentation (benchmarks)."""
+    if payload.get('op') == 'heuristics':
+        return heuristic_values(module.__dict__[options.get('class', 'EightPuzzle')], payload,
+                                options)
     game = module.__dict__[options.get('class', 'EightPuzzle')]()
     return getattr(game, options.get('entry', 'Astar'))(list(payload['state']))
