@@ -47,6 +47,8 @@ class ExerciseSettings:
     options the oracle's ``generate`` reads."""
     stop_after_timeouts: int = 3
     """After this many cases in a row time out, the exercise's other cases are not run (0: never)."""
+    plugin: str = ''
+    """The folder of a plug-in mounted from the course (``plugin:``); '' for the grader's own."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -206,6 +208,7 @@ def load(path=None, document=None, graded=None):
 
     path, data, where = document or read(path, graded=graded)
     root = path.resolve().parent
+    mount_plugins(data, root, path, where)
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
     default_hidden = data.get('scoring', {}).get('hidden_visibility', 'after_published')
@@ -240,7 +243,8 @@ def load(path=None, document=None, graded=None):
             min_seconds=float(limits.get('min_seconds', 0.5)),
             own_worker=tuple(limits.get('own_worker', ())),
             generated=dict(raw.get('generated', {})),
-            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)))
+            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
+            plugin=str(root / raw['plugin']) if 'plugin' in raw else '')
         for key in exercises[name].own_worker:
             if key not in exercises[name].factors:
                 raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
@@ -261,6 +265,8 @@ def load(path=None, document=None, graded=None):
                     raise UserError(f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
                                     'part of this assignment', path,
                                     where.line(['assignments', name, 'requirements', i]))
+            check_rule_fact(registry, req, f'assignments.{name}.requirements[{i}].fact', path,
+                            where.line(['assignments', name, 'requirements', i, 'fact']))
             requirements.append(Requirement(tuple(req['together']), req['fact'],
                                             req.get('at_least', 1), req.get('explain', '')))
         count = raw.get('count', len(raw['exercises']))
@@ -288,6 +294,43 @@ def load(path=None, document=None, graded=None):
                   require=box.get('require', 'advisory'),
                   calibration_repeats=data.get('calibration', {}).get('repeats', 3),
                   course=str(data.get('course', root.name)))
+
+
+def mount_plugins(data, root, path, where):
+    """Mount the plug-ins grading.yaml names by folder (``exercises.<name>.plugin``).
+
+    Each is imported as ``grader.exercises.<folder name>``
+    (:func:`grader.exercises.mount`) and must declare the exercise of its key.
+    """
+    from grader import exercises as plugins
+    for name, raw in data['exercises'].items():
+        if 'plugin' not in raw:
+            continue
+        line = where.line(['exercises', name, 'plugin'])
+        folder = root / raw['plugin']
+        try:
+            package = plugins.mount(folder)
+        except UserError as error:
+            raise UserError(f'exercises.{name}.plugin: {error.message}', path, line) from None
+        declared = plugins.exercise_in(package)
+        if declared is None or declared.name != name:
+            raise UserError(f'exercises.{name}.plugin: {folder} declares '
+                            + (f'the exercise {declared.name!r}' if declared else
+                               'no EXERCISE in judge.py') + f', not {name!r}', path, line)
+
+
+def check_rule_fact(registry, req, key, path, line):
+    """A course rule must name a fact that enough of its exercises report for rules (the
+    plug-ins' ``rule`` facts, :mod:`grader.exercises.facts`): else it could never hold."""
+    from grader.exercises import facts
+    reporting = [n for n in req['together'] if req['fact'] in facts.rule_facts(registry[n])]
+    if len(reporting) < req.get('at_least', 1):
+        known = sorted({f for n in req['together'] for f in facts.rule_facts(registry[n])})
+        raise UserError(f"{key}: {req['fact']!r} is reported for course rules by "
+                        f"{' and '.join(reporting) if reporting else 'none'} of "
+                        f"{', '.join(req['together'])}, fewer than at_least "
+                        f"({req.get('at_least', 1)}); facts these exercises report for rules: "
+                        f"{', '.join(known) or 'none'}", path, line)
 
 
 def resolve_paths(options, root):
