@@ -206,9 +206,10 @@ def load(path=None, document=None, graded=None):
     """
     from grader import exercises as plugins
 
-    path, data, where = document or read(path, graded=graded)
+    document = document or read(path, graded=graded)
+    path, data, where = document
     root = path.resolve().parent
-    mount_plugins(data, root, path, where)
+    check_mounted(mount_plugins(document), document)
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
     default_hidden = data.get('scoring', {}).get('hidden_visibility', 'after_published')
@@ -296,27 +297,37 @@ def load(path=None, document=None, graded=None):
                   course=str(data.get('course', root.name)))
 
 
-def mount_plugins(data, root, path, where):
-    """Mount the plug-ins grading.yaml names by folder (``exercises.<name>.plugin``).
-
-    Each is imported as ``grader.exercises.<folder name>``
-    (:func:`grader.exercises.mount`) and must declare the exercise of its key.
-    """
+def mount_plugins(document):
+    """Mount the plug-ins a policy document of :func:`read` names by folder
+    (``exercises.<name>.plugin``), each as ``grader.exercises.<folder name>``
+    (:func:`grader.exercises.mount`); :func:`load` does it first, the command line
+    before its first child starts (the child's archive then holds their probes).
+    Returns ``{exercise name: package name}``."""
     from grader import exercises as plugins
+    path, data, where = document
+    root = path.resolve().parent
+    mounted = {}
     for name, raw in data['exercises'].items():
-        if 'plugin' not in raw:
-            continue
-        line = where.line(['exercises', name, 'plugin'])
-        folder = root / raw['plugin']
-        try:
-            package = plugins.mount(folder)
-        except UserError as error:
-            raise UserError(f'exercises.{name}.plugin: {error.message}', path, line) from None
+        if 'plugin' in raw:
+            try:
+                mounted[name] = plugins.mount(root / raw['plugin'])
+            except UserError as error:
+                raise UserError(f'exercises.{name}.plugin: {error.message}', path,
+                                where.line(['exercises', name, 'plugin'])) from None
+    return mounted
+
+
+def check_mounted(mounted, document):
+    """Each plug-in mounted for an exercise declares that exercise (its name is the key)."""
+    from grader import exercises as plugins
+    path, _, where = document
+    for name, package in mounted.items():
         declared = plugins.exercise_in(package)
         if declared is None or declared.name != name:
-            raise UserError(f'exercises.{name}.plugin: {folder} declares '
+            raise UserError(f'exercises.{name}.plugin: the package {package} declares '
                             + (f'the exercise {declared.name!r}' if declared else
-                               'no EXERCISE in judge.py') + f', not {name!r}', path, line)
+                               'no EXERCISE in judge.py') + f', not {name!r}', path,
+                            where.line(['exercises', name, 'plugin']))
 
 
 def check_rule_fact(registry, req, key, path, line):

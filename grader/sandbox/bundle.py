@@ -75,10 +75,16 @@ def members():
     return found
 
 
+def plugin_set():
+    """``((package name, folder), ...)`` of the plug-ins the archive holds now (it changes when
+    grading.yaml mounts a plug-in of its own)."""
+    return tuple((name, str(folder)) for name, folder in exercises.folders().items())
+
+
 def archive():
     """The child archive's bytes: built once per content (and per set of plug-ins mounted),
     kept in the grader's cache folder."""
-    known = tuple((name, str(folder)) for name, folder in exercises.folders().items())
+    known = plugin_set()
     if known in _cache:
         return _cache[known]
     from grader import __version__, doccache
