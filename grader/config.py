@@ -9,8 +9,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import exercises as plugins
 from grader import yamlio
 from grader.errors import UserError
+from grader.exercises import facts as exercise_facts
 from grader.sandbox.session import SandboxSettings
 
 CONFIG_NAME = 'grading.yaml'
@@ -204,7 +206,6 @@ def load(path=None, document=None, graded=None):
     Checks what the schema cannot: exercise and check names against the
     plug-ins, assignments against the exercises configured.
     """
-    from grader import exercises as plugins
 
     document = document or read(path, graded=graded)
     path, data, where = document
@@ -266,8 +267,8 @@ def load(path=None, document=None, graded=None):
                     raise UserError(f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
                                     'part of this assignment', path,
                                     where.line(['assignments', name, 'requirements', i]))
-            check_rule_fact(registry, req, f'assignments.{name}.requirements[{i}].fact', path,
-                            where.line(['assignments', name, 'requirements', i, 'fact']))
+            check_rule_fact(registry, req, ['assignments', name, 'requirements', i, 'fact'],
+                            path, where)
             requirements.append(Requirement(tuple(req['together']), req['fact'],
                                             req.get('at_least', 1), req.get('explain', '')))
         count = raw.get('count', len(raw['exercises']))
@@ -303,7 +304,6 @@ def mount_plugins(document):
     (:func:`grader.exercises.mount`); :func:`load` does it first, the command line
     before its first child starts (the child's archive then holds their probes).
     Returns ``{exercise name: package name}``."""
-    from grader import exercises as plugins
     path, data, where = document
     root = path.resolve().parent
     mounted = {}
@@ -319,7 +319,6 @@ def mount_plugins(document):
 
 def check_mounted(mounted, document):
     """Each plug-in mounted for an exercise declares that exercise (its name is the key)."""
-    from grader import exercises as plugins
     path, _, where = document
     for name, package in mounted.items():
         declared = plugins.exercise_in(package)
@@ -330,18 +329,19 @@ def check_mounted(mounted, document):
                             where.line(['exercises', name, 'plugin']))
 
 
-def check_rule_fact(registry, req, key, path, line):
+def check_rule_fact(registry, req, keys, path, where):
     """A course rule must name a fact that enough of its exercises report for rules (the
     plug-ins' ``rule`` facts, :mod:`grader.exercises.facts`): else it could never hold."""
-    from grader.exercises import facts
-    reporting = [n for n in req['together'] if req['fact'] in facts.rule_facts(registry[n])]
+    rule_facts = {n: exercise_facts.rule_facts(registry[n]) for n in req['together']}
+    reporting = [n for n in req['together'] if req['fact'] in rule_facts[n]]
     if len(reporting) < req.get('at_least', 1):
-        known = sorted({f for n in req['together'] for f in facts.rule_facts(registry[n])})
+        known = sorted(set().union(*rule_facts.values()))
+        key = f'{keys[0]}.{keys[1]}.{keys[2]}[{keys[3]}].{keys[4]}'
         raise UserError(f"{key}: {req['fact']!r} is reported for course rules by "
                         f"{' and '.join(reporting) if reporting else 'none'} of "
                         f"{', '.join(req['together'])}, fewer than at_least "
                         f"({req.get('at_least', 1)}); facts these exercises report for rules: "
-                        f"{', '.join(known) or 'none'}", path, line)
+                        f"{', '.join(known) or 'none'}", path, where.line(keys))
 
 
 def resolve_paths(options, root):

@@ -190,5 +190,20 @@ def test_a_plugin_must_declare_the_exercise_of_its_key(tmp_path):
         'exercises: [nim, tictactoe]', 'exercises: [nom, tictactoe]').replace(
         'together: [nim, tictactoe]', 'together: [nom, tictactoe]'))
     error = load_error(policy)
-    assert error.message == (f"exercises.nom.plugin: the package nim declares the exercise "
-                             f"'nim', not 'nom'") and error.line == plugin_line(policy)
+    assert error.message == ("exercises.nom.plugin: the package nim declares the exercise "
+                             "'nim', not 'nom'") and error.line == plugin_line(policy)
+
+
+def test_the_engine_scoring_and_reports_name_no_fact_of_a_plugin():
+    """They iterate over what plug-ins declare: no fact of the grader's own plug-ins is named
+    in them (but ``deduction``, the contract's one fact the engine acts on)."""
+    from grader import exercises
+    from grader.exercises import facts
+    names = {fact.name for plugin in exercises.registry().values()
+             for fact in facts.declared(plugin)} - {facts.DEDUCTION.name}
+    assert {'prunes', 'search_order', 'node_ratio_median', 'result_convention'} <= names
+    for path in [ROOT / 'grader' / 'engine.py', ROOT / 'grader' / 'scoring.py',
+                 *(ROOT / 'grader' / 'report').glob('*.py')]:
+        text = path.read_text(encoding='utf-8')
+        named = {n for n in names if f"'{n}'" in text or f'"{n}"' in text}
+        assert not named, f'{path.name} names {sorted(named)}'

@@ -3,8 +3,9 @@
 A heading with the score, the public-checks note when it applies, one table
 with a row per check (and a subtotal row per exercise), the explanation of
 what counted, the facts measured (in their plug-in's words), and the failed
-cases folded under ``<details>`` with the position drawn in a code block.  ``grader check`` appends the same text to
-``$GITHUB_STEP_SUMMARY`` when that variable is set.
+cases folded under ``<details>`` with the position drawn in a code block.
+``grader check`` appends the same text to ``$GITHUB_STEP_SUMMARY`` when that
+variable is set.
 """
 from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, shown_failures
 from grader.report.files import write_text
