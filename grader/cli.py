@@ -193,6 +193,7 @@ def _grade_started(args, include_hidden):
         print(f'grader: note: {note}', file=sys.stderr)
     sandbox = config.sandbox_settings(document[1])
     isolation = layers.detect(sandbox)
+    config.mount_plugins(document)      # their probes go into the spare's archive
     spare.start(isolation, sandbox)
     policy = config.load(document=document)
     from grader import engine

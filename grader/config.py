@@ -9,8 +9,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import exercises as plugins
 from grader import yamlio
 from grader.errors import UserError
+from grader.exercises import facts as exercise_facts
 from grader.sandbox.session import SandboxSettings
 
 CONFIG_NAME = 'grading.yaml'
@@ -47,6 +49,8 @@ class ExerciseSettings:
     options the oracle's ``generate`` reads."""
     stop_after_timeouts: int = 3
     """After this many cases in a row time out, the exercise's other cases are not run (0: never)."""
+    plugin: str = ''
+    """The folder of a plug-in mounted from the course (``plugin:``); '' for the grader's own."""
 
     def check_param(self, check, key, default=None):
         settings = self.checks.get(check)
@@ -202,10 +206,11 @@ def load(path=None, document=None, graded=None):
     Checks what the schema cannot: exercise and check names against the
     plug-ins, assignments against the exercises configured.
     """
-    from grader import exercises as plugins
 
-    path, data, where = document or read(path, graded=graded)
+    document = document or read(path, graded=graded)
+    path, data, where = document
     root = path.resolve().parent
+    check_mounted(mount_plugins(document), document)
     registry = plugins.registry()
     default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
     default_hidden = data.get('scoring', {}).get('hidden_visibility', 'after_published')
@@ -240,7 +245,8 @@ def load(path=None, document=None, graded=None):
             min_seconds=float(limits.get('min_seconds', 0.5)),
             own_worker=tuple(limits.get('own_worker', ())),
             generated=dict(raw.get('generated', {})),
-            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)))
+            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
+            plugin=str(root / raw['plugin']) if 'plugin' in raw else '')
         for key in exercises[name].own_worker:
             if key not in exercises[name].factors:
                 raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
@@ -261,6 +267,8 @@ def load(path=None, document=None, graded=None):
                     raise UserError(f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
                                     'part of this assignment', path,
                                     where.line(['assignments', name, 'requirements', i]))
+            check_rule_fact(registry, req, ['assignments', name, 'requirements', i, 'fact'],
+                            path, where)
             requirements.append(Requirement(tuple(req['together']), req['fact'],
                                             req.get('at_least', 1), req.get('explain', '')))
         count = raw.get('count', len(raw['exercises']))
@@ -288,6 +296,52 @@ def load(path=None, document=None, graded=None):
                   require=box.get('require', 'advisory'),
                   calibration_repeats=data.get('calibration', {}).get('repeats', 3),
                   course=str(data.get('course', root.name)))
+
+
+def mount_plugins(document):
+    """Mount the plug-ins a policy document of :func:`read` names by folder
+    (``exercises.<name>.plugin``), each as ``grader.exercises.<folder name>``
+    (:func:`grader.exercises.mount`); :func:`load` does it first, the command line
+    before its first child starts (the child's archive then holds their probes).
+    Returns ``{exercise name: package name}``."""
+    path, data, where = document
+    root = path.resolve().parent
+    mounted = {}
+    for name, raw in data['exercises'].items():
+        if 'plugin' in raw:
+            try:
+                mounted[name] = plugins.mount(root / raw['plugin'])
+            except UserError as error:
+                raise UserError(f'exercises.{name}.plugin: {error.message}', path,
+                                where.line(['exercises', name, 'plugin'])) from None
+    return mounted
+
+
+def check_mounted(mounted, document):
+    """Each plug-in mounted for an exercise declares that exercise (its name is the key)."""
+    path, _, where = document
+    for name, package in mounted.items():
+        declared = plugins.exercise_in(package)
+        if declared is None or declared.name != name:
+            raise UserError(f'exercises.{name}.plugin: the package {package} declares '
+                            + (f'the exercise {declared.name!r}' if declared else
+                               'no EXERCISE in judge.py') + f', not {name!r}', path,
+                            where.line(['exercises', name, 'plugin']))
+
+
+def check_rule_fact(registry, req, keys, path, where):
+    """A course rule must name a fact that enough of its exercises report for rules (the
+    plug-ins' ``rule`` facts, :mod:`grader.exercises.facts`): else it could never hold."""
+    rule_facts = {n: exercise_facts.rule_facts(registry[n]) for n in req['together']}
+    reporting = [n for n in req['together'] if req['fact'] in rule_facts[n]]
+    if len(reporting) < req.get('at_least', 1):
+        known = sorted(set().union(*rule_facts.values()))
+        key = f'{keys[0]}.{keys[1]}.{keys[2]}[{keys[3]}].{keys[4]}'
+        raise UserError(f"{key}: {req['fact']!r} is reported for course rules by "
+                        f"{' and '.join(reporting) if reporting else 'none'} of "
+                        f"{', '.join(req['together'])}, fewer than at_least "
+                        f"({req.get('at_least', 1)}); facts these exercises report for rules: "
+                        f"{', '.join(known) or 'none'}", path, where.line(keys))
 
 
 def resolve_paths(options, root):

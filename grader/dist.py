@@ -2,8 +2,8 @@
 
 ``grader dist OUT`` writes a folder that students (or their CI) install and
 run ``grader check`` from: the ``grader`` package, ``pyproject.toml``,
-``grading.yaml``, the public fixture files and the data files the policy
-names, and ``student_template/``.  Its ``README.md`` is the students' one
+``grading.yaml``, the plug-ins it mounts from the course's folders, the public
+fixture files and the data files the policy names, and ``student_template/``.  Its ``README.md`` is the students' one
 (``student_template/README.grader.md``), not the instructor's.  It never
 contains ``reference/`` or any hidden fixture file; :func:`build` refuses to
 write one that would.
@@ -24,6 +24,8 @@ def public_files(policy):
     wanted = [Path('pyproject.toml'), Path(policy.path.name), Path('grader'),
               Path('student_template')]
     for settings in policy.exercises.values():
+        if settings.plugin and Path(settings.plugin).resolve().is_relative_to(root):
+            wanted.append(Path(settings.plugin).resolve().relative_to(root))
         for path in settings.fixtures:
             wanted.append(Path(path).resolve().relative_to(root))
         for key, value in settings.options.items():

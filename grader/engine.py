@@ -19,6 +19,7 @@ from grader import __version__, calibrate, fixtures, generated, scoring
 from grader import exercises as plugins
 from grader.errors import UserError
 from grader.exercises import base
+from grader.exercises import facts as factwords
 from grader.judging import outcomes as outcome_kinds
 from grader.model import ExerciseResult, Result
 from grader.sandbox import layers, registry
@@ -312,6 +313,8 @@ class ExercisePlan:
         output = ''.join(lane.output for lane in lane_results)
         if output:
             result.facts['direct_output_bytes'] = len(output.encode())
+        result.fact_lines = factwords.in_words(factwords.declared(self.plugin) + factwords.ENGINE,
+                                               result.facts)
         return result
 
 

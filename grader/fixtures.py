@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from grader import yamlio
+from grader import exercises, yamlio
 from grader.errors import UserError
 
 HEADER = ('# {exercise} fixture cases.\n'
@@ -23,12 +23,12 @@ HEADER = ('# {exercise} fixture cases.\n'
 
 
 def schema_name(exercise):
-    """The fixture schema of ``exercise``, relative to ``grader/schemas``."""
-    return f'fixtures/{exercise}.schema.json'
+    """The fixture schema of ``exercise``: the plug-in's ``fixtures.schema.json`` (a path)."""
+    return exercises.get(exercise).fixture_schema
 
 
 def schema_for(exercise):
-    return yamlio.schema(schema_name(exercise))
+    return json.loads(Path(schema_name(exercise)).read_text(encoding='utf-8'))
 
 
 def read(path, exercise, require_expected=True):

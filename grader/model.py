@@ -49,6 +49,10 @@ class ExerciseResult:
     file: str = ''
     checks: list = field(default_factory=list)
     facts: dict = field(default_factory=dict)
+    fact_lines: list = field(default_factory=list)
+    """The facts in words, as their plug-in (or the engine) declares them
+    (:mod:`grader.exercises.facts`): ``[{fact, text, own_line}]`` in the
+    order declared.  Every report prints these and names no fact itself."""
     warnings: list = field(default_factory=list)
     error: str = ''
     counted: bool = False

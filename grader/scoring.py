@@ -15,6 +15,7 @@
 """
 import itertools
 import math
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from grader.errors import UserError
@@ -118,6 +119,44 @@ def broken(requirements, combo, facts):
             and sum(1 for n in req.together if facts.get(n, {}).get(req.fact)) < req.at_least]
 
 
+@dataclass
+class Standing:
+    """An assignment's exercises as submitted: what :func:`choose` chooses from."""
+
+    names: list
+    """The assignment's exercises, in its order (which breaks ties)."""
+    submitted: list
+    score: dict
+    """Points by name (0 for an exercise not submitted)."""
+    facts: dict
+    """Facts by name (empty for an exercise not submitted)."""
+    size: int
+    """How many exercises count at most."""
+
+    @classmethod
+    def of(cls, assignment, results):
+        by_name = {r.name: r for r in results}
+        names = list(assignment.exercises)
+        submitted = [n for n in names if n in by_name and by_name[n].submitted]
+        return cls(names, submitted,
+                   {n: by_name[n].score if n in submitted else 0.0 for n in names},
+                   {n: by_name[n].facts if n in submitted else {} for n in names},
+                   min(assignment.count, len(names)))
+
+    def total(self, combo):
+        return round(sum(self.score[n] for n in combo), 4)
+
+    def best(self, requirements=()):
+        """The best-scoring choice of at most :attr:`size` submitted exercises that breaks
+        none of ``requirements`` (``()`` is always allowed), in the assignment's order."""
+        largest = min(self.size, len(self.submitted))
+        candidates = [c for k in range(largest, -1, -1)
+                      for c in itertools.combinations(self.submitted, k)
+                      if allowed(requirements, c, self.facts)]
+        chosen = max(candidates, key=self.total)
+        return [n for n in self.names if n in chosen]
+
+
 def choose(assignment, results):
     """Pick the counted exercises: ``(names, total, explanation lines)``.
 
@@ -126,22 +165,16 @@ def choose(assignment, results):
     assignment's list decides.  Exercises not submitted never count (their
     place counts zero).
     """
-    by_name = {r.name: r for r in results}
-    names = list(assignment.exercises)
-    submitted = [n for n in names if n in by_name and by_name[n].submitted]
-    score = {n: by_name[n].score if n in submitted else 0.0 for n in names}
-    facts = {n: by_name[n].facts if n in submitted else {} for n in names}
-    size = min(assignment.count, len(names))
-    total_of = lambda combo: round(sum(score[n] for n in combo), 4)  # noqa: E731
+    standing = Standing.of(assignment, results)
+    counted = standing.best(assignment.requirements)
+    total = standing.total(counted)
+    return counted, total, explain(assignment, standing, counted, total)
 
-    full = list(itertools.combinations(submitted, min(size, len(submitted))))
-    candidates = [c for k in range(min(size, len(submitted)), -1, -1)
-                  for c in itertools.combinations(submitted, k)
-                  if allowed(assignment.requirements, c, facts)]
-    chosen = max(candidates, key=total_of)          # () is always allowed
-    counted = [n for n in names if n in chosen]
-    total = total_of(counted)
 
+def explain(assignment, standing, counted, total):
+    """The explanation lines of a choice: how many count, the rules that decided, what
+    counted, the places left empty, what did not count and why, what was not submitted."""
+    names, submitted, size = standing.names, standing.submitted, standing.size
     explanation = []
     if size < len(names):
         explanation.append(f'The best {size} of the {len(names)} exercises count '
@@ -149,33 +182,48 @@ def choose(assignment, results):
     if not submitted:
         explanation.append('No exercise of this assignment was found in the submission, '
                            'so the score is 0.')
-        return counted, total, explanation
-
-    natural = max(full, key=total_of)               # the choice without requirements
-    binding = [] if set(natural) == set(counted) else broken(assignment.requirements,
-                                                                 natural, facts)
-    for req in binding:
-        explanation.append(_requirement_sentence(req, facts, counted, score))
-
-    explanation.append('Counted: ' + (' + '.join(f'{n} ({fmt(score[n])})' for n in counted)
-                                      if counted else 'nothing')
+        return explanation
+    binding = binding_requirements(assignment, standing, counted)
+    explanation += [_requirement_sentence(req, standing.facts, counted, standing.score)
+                    for req in binding]
+    explanation.append('Counted: ' + (' + '.join(f'{n} ({fmt(standing.score[n])})'
+                                                 for n in counted) if counted else 'nothing')
                        + f' = {fmt(total)} of {fmt(assignment.max_score)}.')
-    empty = size - len(counted)
-    if empty > 0 and size < len(names):
-        why = ('no other exercise was submitted' if len(counted) == len(submitted)
-               else 'no other submitted exercise may count with these')
-        explanation.append(f'{_places(empty)} left empty (0 points): {why}.')
-    ruled = {n for req in binding for n in req.together}
-    left_out = [n for n in submitted if n not in counted]
-    if left_out:
-        explanation.append('Not counted: ' + ', '.join(
-            f'{n} ({fmt(score[n])}, ' + ('by the rule above' if n in ruled
-                                        else f'not among the best {size}') + ')'
-            for n in left_out) + '.')
+    explanation += _empty_places(standing, counted)
+    explanation += _left_out(standing, counted, binding)
     missing = [n for n in names if n not in submitted]
     if missing:
         explanation.append('Not submitted: ' + ', '.join(missing) + '.')
-    return counted, total, explanation
+    return explanation
+
+
+def binding_requirements(assignment, standing, counted):
+    """The requirements that changed the choice: those the best choice without any
+    requirement breaks, when the counted exercises differ from it."""
+    natural = standing.best()
+    if set(natural) == set(counted):
+        return []
+    return broken(assignment.requirements, natural, standing.facts)
+
+
+def _empty_places(standing, counted):
+    empty = standing.size - len(counted)
+    if empty <= 0 or standing.size >= len(standing.names):
+        return []
+    why = ('no other exercise was submitted' if len(counted) == len(standing.submitted)
+           else 'no other submitted exercise may count with these')
+    return [f'{_places(empty)} left empty (0 points): {why}.']
+
+
+def _left_out(standing, counted, binding):
+    ruled = {n for req in binding for n in req.together}
+    left_out = [n for n in standing.submitted if n not in counted]
+    if not left_out:
+        return []
+    return ['Not counted: ' + ', '.join(
+        f'{n} ({fmt(standing.score[n])}, ' + ('by the rule above' if n in ruled
+                                              else f'not among the best {standing.size}') + ')'
+        for n in left_out) + '.']
 
 
 def _places(count):

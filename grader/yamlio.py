@@ -104,7 +104,8 @@ def load(path):
 
 
 def load_valid(path, schema_name, check=None):
-    """:func:`load` and :func:`validate` against ``schemas/<schema_name>``, cached.
+    """:func:`load` and :func:`validate` against ``schemas/<schema_name>`` (or the schema file
+    at ``schema_name`` when it is an absolute path, such as a plug-in's fixture schema), cached.
 
     ``check(data)``, when given, runs before the schema (it may raise a
     UserError of its own).  Errors are exactly those of ``load`` + ``check``

@@ -15,7 +15,7 @@ from reference.oracles import connect4 as oracle
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / 'fixtures' / 'connect4.yaml'
-SCHEMA = ROOT / 'grader' / 'schemas' / 'fixtures' / 'connect4.schema.json'
+SCHEMA = ROOT / 'grader' / 'exercises' / 'connect4' / 'fixtures.schema.json'
 SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'connect4'
 CHECKS = {'values', 'moves', 'pruning', 'timeouts', 'balance', 'evaluation', 'plays_well'}
 

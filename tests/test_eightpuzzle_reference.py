@@ -24,7 +24,7 @@ from reference.oracles import puzzle_table
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "fixtures" / "eightpuzzle.yaml"
-SCHEMA = ROOT / "grader" / "schemas" / "fixtures" / "eightpuzzle.schema.json"
+SCHEMA = ROOT / "grader" / "exercises" / "eightpuzzle" / "fixtures.schema.json"
 SUBMISSIONS = ROOT / "tests" / "submissions" / "eightpuzzle"
 CHECKS = {"validity", "optimality", "heuristic", "timeouts", "hard", "unsolvable"}
 

@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 import yaml
 
+from grader import fixtures
 from grader.exercises.travel import network as tram
 from reference import citygen
 from reference.oracles import tdijkstra
@@ -133,7 +134,7 @@ def test_time_to_string():
 
 def test_fixture_file_matches_schema():
     document = yaml.safe_load(FIXTURE.read_text(encoding='utf-8'))
-    jsonschema.validate(document, schema('fixtures/travel.schema.json'), cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(document, fixtures.schema_for('travel'), cls=jsonschema.Draft202012Validator)
     names = [c['name'] for c in document['cases']]
     assert len(names) == len(set(names))
 

@@ -2,10 +2,10 @@
 
 A Dask worker on another machine has the grader installed but not the
 course: ``grading.yaml`` and the files it names (fixtures, hidden fixtures,
-data files of exercise options, and the reference's oracles when positions
-are drawn at grading time).  :func:`make` packs them into one zip,
-shipped once to every worker; :func:`load` unpacks it there and loads the
-policy from the copy.  Fixture digests are computed from file names and
+data files of exercise options, plug-ins mounted from the course's folders,
+and the reference's oracles when positions are drawn at grading time).
+:func:`make` packs them into one zip, shipped once to every worker;
+:func:`load` unpacks it there and loads the policy from the copy.  Fixture digests are computed from file names and
 parsed content, so results graded from the copy carry the same digest.
 """
 import atexit
@@ -29,6 +29,7 @@ def course_files(policy):
         reference = Path(policy.reference)
         paths += sorted(p for p in reference.rglob('*.py') if '__pycache__' not in p.parts)
     for settings in policy.exercises.values():
+        paths += [Path(settings.plugin)] if settings.plugin else []
         paths += [Path(p) for p in settings.fixtures]
         paths += [Path(p) for p in settings.hidden_fixtures if Path(p).is_file()]
         for key, value in settings.options.items():

@@ -21,6 +21,7 @@ Judging rules shared by every exercise:
   likely cause.  Hidden cases never show their expected answer.
 """
 import functools
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,17 @@ class Exercise(ABC):
     """JSON Schema every successful call's observation must satisfy."""
     api_hint = 'keep the name and signature of the handout'
     """The advice given when the module does not define the graded entry point."""
+
+    @property
+    def folder(self):
+        """The folder of the plug-in's package (in this package or mounted from grading.yaml)."""
+        return Path(sys.modules[type(self).__module__].__file__).parent
+
+    @property
+    def fixture_schema(self):
+        """The JSON Schema of the exercise's fixture files: ``fixtures.schema.json`` in the
+        plug-in's package."""
+        return self.folder / 'fixtures.schema.json'
 
     # -- locating the student's file -------------------------------------
     def locate(self, submission_dir, settings):

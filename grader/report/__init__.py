@@ -22,6 +22,14 @@ def shown_failures(check):
     return [(f, '' if f.get('hidden') else f.get('feedback', '')) for f in check.failures]
 
 
+def fact_texts(exercise):
+    """The exercise's facts in words, as their plug-ins word them: the facts line (the
+    facts not said apart, joined by ``; ``), then each fact said on a line of its own."""
+    lines = ['; '.join(f['text'] for f in exercise.fact_lines if not f['own_line'])]
+    lines += [f['text'] for f in exercise.fact_lines if f['own_line']]
+    return [line for line in lines if line]
+
+
 def exercise_label(exercise):
     return exercise.title or exercise.name
 

@@ -2,11 +2,12 @@
 
 A heading with the score, the public-checks note when it applies, one table
 with a row per check (and a subtotal row per exercise), the explanation of
-what counted, and the failed cases folded under ``<details>`` with the
-position drawn in a code block.  ``grader check`` appends the same text to
-``$GITHUB_STEP_SUMMARY`` when that variable is set.
+what counted, the facts measured (in their plug-in's words), and the failed
+cases folded under ``<details>`` with the position drawn in a code block.
+``grader check`` appends the same text to ``$GITHUB_STEP_SUMMARY`` when that
+variable is set.
 """
-from grader.report import PUBLIC_ONLY_NOTE, exercise_label, shown_failures
+from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, shown_failures
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -42,6 +43,10 @@ def render(result):
                    f'{fmt(exercise.max_score)}** | {counted} |')
     out += ['', f'**Score: {fmt(result.score)} / {fmt(result.max_score)}**', '']
     out += [f'- {cell(line)}' for line in result.explanation]
+    measured = [(e, text) for e in result.exercises for text in fact_texts(e)]
+    if measured:
+        out += ['', '**Measured**', '']
+        out += [f'- {cell(e.file or e.name)}: {cell(text)}' for e, text in measured]
     problems = [(e, w) for e in result.exercises for w in e.warnings]
     problems += [(e, e.error) for e in result.exercises if e.submitted and e.error]
     if problems:

@@ -6,7 +6,9 @@ levels), holding only what runs in the student's process:
 
 - :mod:`grader.child` (the runner, the case process, counters, guards);
 - each exercise's ``probe.py`` and the modules of its own plug-in package
-  that the probe imports (e.g. ``connect4/rules.py``);
+  that the probe imports (e.g. ``connect4/rules.py``), for the grader's own
+  plug-ins and for those grading.yaml mounts from a folder of the course
+  (:func:`grader.exercises.folders`), all under ``grader/exercises/<name>/``;
 - ``pyseccomp`` when it is installed (the seccomp layer).
 
 Nothing else of the grader -- no judge, no calibration workload, no search
@@ -23,6 +25,8 @@ import struct
 import zipfile
 from pathlib import Path
 
+from grader import exercises
+
 PACKAGE = Path(__file__).resolve().parents[1]
 """The grader package folder on this machine (never shown to the child)."""
 _STUBS = ('grader/__init__.py', 'grader/exercises/__init__.py')
@@ -38,10 +42,10 @@ def _pyc(path, name):
             + marshal.dumps(code))
 
 
-def _probe_helpers(plugin_folder):
-    """Modules of the plug-in's own package that its probe imports."""
+def _probe_helpers(plugin_folder, name):
+    """Modules of the plug-in package ``name`` (at ``plugin_folder``) that its probe imports."""
     probe = plugin_folder / 'probe.py'
-    package = f'grader.exercises.{plugin_folder.name}'
+    package = f'grader.exercises.{name}'
     found = set()
     for node in ast.walk(ast.parse(probe.read_bytes())):
         if isinstance(node, ast.ImportFrom) and node.module == package:
@@ -57,23 +61,32 @@ def members():
     found = {}
     for path in sorted((PACKAGE / 'child').glob('*.py')):
         found[f'grader/child/{path.stem}.pyc'] = path
-    for folder in sorted((PACKAGE / 'exercises').iterdir()):
+    for package, folder in exercises.folders().items():
+        folder = Path(folder)
         if not (folder / 'probe.py').is_file():
             continue
-        for name in ['__init__', 'probe', *_probe_helpers(folder)]:
+        for name in ['__init__', 'probe', *_probe_helpers(folder, package)]:
             path = folder / f'{name}.py'
             if path.is_file():
-                found[f'grader/exercises/{folder.name}/{name}.pyc'] = path
+                found[f'grader/exercises/{package}/{name}.pyc'] = path
     spec = importlib.util.find_spec('pyseccomp')
     if spec is not None and spec.origin and spec.origin.endswith('.py'):
         found['pyseccomp.pyc'] = Path(spec.origin)
     return found
 
 
+def plugin_set():
+    """``((package name, folder), ...)`` of the plug-ins the archive holds now (it changes when
+    grading.yaml mounts a plug-in of its own)."""
+    return tuple((name, str(folder)) for name, folder in exercises.folders().items())
+
+
 def archive():
-    """The child archive's bytes: built once per content, kept in the grader's cache folder."""
-    if 'zip' in _cache:
-        return _cache['zip']
+    """The child archive's bytes: built once per content (and per set of plug-ins mounted),
+    kept in the grader's cache folder."""
+    known = plugin_set()
+    if known in _cache:
+        return _cache[known]
     from grader import __version__, doccache
     found = members()
     parts = [__version__.encode(), importlib.util.MAGIC_NUMBER]
@@ -89,7 +102,7 @@ def archive():
     except (OSError, zipfile.BadZipFile, ValueError):
         data = _build(found)
         _store(entry, data)
-    _cache['zip'] = data
+    _cache[known] = data
     return data
 
 

@@ -12,10 +12,14 @@ has no submission, no uid, no limits and no student code yet.  The session
 that adopts it copies the submission in, hands it to its own uid and sends
 the hello, which sets every layer and imports the student module, exactly as
 for a child the session spawned itself.  So grading is the same with or
-without a spare; only the start is earlier.  :func:`discard` stops a spare
+without a spare; only the start is earlier.  A spare started before
+grading.yaml mounted a plug-in of its own lacks that plug-in's probe in its
+archive: it is not taken.  :func:`discard` stops a spare
 nobody took (the command line calls it last, whatever happened).
 """
 import threading
+
+from grader.sandbox import bundle
 
 _spares = []
 _lock = threading.Lock()
@@ -28,6 +32,7 @@ def start(isolation, settings):
     """
     from grader.sandbox.session import Session
     spare = Session(None, '', '', isolation=isolation, settings=settings)
+    spare.plugins = bundle.plugin_set()
     try:
         spare.spawn()
     except Exception:  # noqa: BLE001 - the session will spawn (and report) its own
@@ -49,7 +54,8 @@ def take(isolation, settings):
                 break
         else:
             return None
-    if spare.proc is not None and spare.proc.poll() is None:
+    if spare.proc is not None and spare.proc.poll() is None \
+            and spare.plugins == bundle.plugin_set():   # its archive holds every probe
         return spare
     spare.close()
     return None

@@ -1,0 +1,129 @@
+"""Facts: what a plug-in measures about a whole exercise, declared by the plug-in itself.
+
+A plug-in's judge returns facts as a plain mapping (``review`` and
+``facts``); the plug-in *declares* them in ``FACTS``, a tuple of
+:class:`Fact` in the module ``facts.py`` of its own package (e.g.
+``grader/exercises/tictactoe/facts.py``).  A declaration says
+
+- ``name``: the key in the facts mapping (the JSON result's ``facts``);
+- ``meaning``: one sentence for the reader of the JSON and the docs;
+- ``words``: how reports say it, a function ``(value, facts) -> str`` (``''``
+  when there is nothing to say for this value); None for a fact that stays
+  in the JSON only;
+- ``own_line``: said on a line of its own, below the line of the other facts;
+- ``rule``: a yes/no fact that a course rule of grading.yaml (an assignment's
+  ``requirements``) may require.
+
+The engine words the facts of every graded exercise once
+(:func:`in_words`, in the order declared, the plug-in's first, then the
+engine's own :data:`ENGINE`) into ``ExerciseResult.fact_lines``; every
+report writer only prints those lines, and the course rules read facts by
+the name grading.yaml gives, which must be a ``rule`` fact of a plug-in
+(:func:`rule_facts`).  Nothing outside a plug-in names its facts.
+"""
+import importlib
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One exercise-level fact and how it is reported (see the module's docstring)."""
+
+    name: str
+    meaning: str
+    words: Optional[Callable] = None
+    own_line: bool = False
+    rule: bool = False
+
+    def say(self, facts):
+        """This fact in words for ``facts`` ('' when absent or nothing to say)."""
+        if self.words is None or self.name not in facts:
+            return ''
+        return self.words(facts[self.name], facts) or ''
+
+
+def declared(plugin):
+    """The :class:`Fact` tuple of ``plugin``: ``FACTS`` in the ``facts`` module of its package.
+
+    A plug-in without such a module declares no fact (its facts stay in the
+    JSON result, unworded).
+    """
+    package = type(plugin).__module__.rpartition('.')[0]
+    try:
+        module = importlib.import_module(f'{package}.facts')
+    except ModuleNotFoundError as error:
+        if error.name == f'{package}.facts':
+            return ()
+        raise
+    return tuple(getattr(module, 'FACTS', ()))
+
+
+def in_words(declarations, facts):
+    """``[{'fact', 'text', 'own_line'}]``: every declared fact that has something to say."""
+    lines = []
+    for fact in declarations:
+        text = fact.say(facts)
+        if text:
+            lines.append({'fact': fact.name, 'text': text, 'own_line': fact.own_line})
+    return lines
+
+
+def rule_facts(plugin):
+    """Names of the facts of ``plugin`` that a course rule may require."""
+    return {fact.name for fact in declared(plugin) if fact.rule}
+
+
+def yes_no(value):
+    return 'yes' if value else 'no'
+
+
+def verdict_with_ratio(label, ratio_fact, ratio_label):
+    """Words for a yes/no fact backed by a measured ratio, e.g. ``prunes: yes (median node
+    ratio 0.06)``; counts the evidence could not confirm are said instead of the ratio."""
+    def words(value, facts):
+        ratio = facts.get(ratio_fact)
+        extra = f' ({ratio_label} {ratio:.2f})' if ratio is not None else ''
+        if counts_unconfirmed(facts):
+            extra = ' (the counts could not be confirmed)'
+        return f'{label}: {yes_no(value)}{extra}'
+    return words
+
+
+# -- facts shared by plug-ins that use grader.judging.evidence ---------------
+UNCONFIRMED = ('confirmed', 'unmeasured')
+"""Evidence statuses that need no sentence: the counts stand, or nothing was counted."""
+
+
+def counts_unconfirmed(facts):
+    """Whether the counts of ``facts['evidence']`` were measured and could not be confirmed."""
+    status = (facts.get('evidence') or {}).get('status')
+    return status not in (None, *UNCONFIRMED)
+
+
+def _evidence_words(value, facts):
+    return f"counts: {(value or {}).get('reason')}" if counts_unconfirmed(facts) else ''
+
+
+EVIDENCE = Fact('evidence', 'Whether the outside CPU time confirmed the counts the probe '
+                'reported: {status, reason, seconds per counted unit, spread}.',
+                _evidence_words, own_line=True)
+SEARCHED = Fact('searched', 'Whether counted calls or the CPU time show that a search ran '
+                'behind the answers (otherwise they earn nothing).')
+TAMPERED = Fact('tampered', "Whether the submission changed the probe's counting on some case.")
+DEDUCTION = Fact('deduction', '{points, reason}: points taken off the exercise once, with the '
+                 'reason given as a warning.')
+
+
+# -- the engine's own facts (every exercise) ---------------------------------
+ENGINE = (
+    Fact('student_seconds', "CPU seconds of the submission's case processes, measured outside them.",
+         lambda value, facts: f'{value:.2f} s of CPU in your code'),
+    Fact('import_seconds', 'CPU seconds the import of the module took.',
+         lambda value, facts: f'import {value:.2f} s' if value else ''),
+    Fact('wall_seconds', 'Wall-clock seconds of the sandboxed children.'),
+    Fact('child_starts', 'Sandboxed children started (more than one: restarts after crashes).',
+         lambda value, facts: f'sandbox restarted {value - 1} time(s)' if value > 1 else ''),
+    Fact('cases', 'Cases graded, derived cases included.'),
+    Fact('direct_output_bytes', 'Bytes the submission printed.'),
+)
