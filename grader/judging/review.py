@@ -1,8 +1,8 @@
 """Judgement across cases, the parts every exercise's ``review`` does alike.
 
 - baselines: requests that run no search (or a trivial one), timed for
-  what a case costs besides its search (:func:`baseline_outcome` records
-  one, :func:`baselines` collects them for :func:`grader.judging.evidence.overhead`);
+  what a case costs besides its search (:func:`baseline_cases` makes the
+  cases, :func:`baseline_outcome` records one, :func:`baselines` collects them for :func:`grader.judging.evidence.overhead`);
 - the evidence for the counts, as facts (:func:`evidence_facts`), and the
   credit withdrawn when it does not hold (:func:`withdraw_uncounted`) or
   when no search ran behind the answers (:func:`withdraw_unsearched`);
@@ -15,6 +15,17 @@ from grader.judging import evidence
 
 BASELINE = '_baseline'
 """The check name of a baseline request (a name with ``_`` is never scored or shown)."""
+
+
+def baseline_cases(count, reps=(), label='baseline', **inputs):
+    """Cases that time a request which searches nothing (or a trivial search), tagged ``baseline``.
+
+    ``count`` of them, or ``count`` for each number of runs in ``reps`` (the
+    case's ``input['reps']``); ``inputs`` go into every case's input.
+    """
+    runs = [{'reps': n} for n in reps for _ in range(count)] if reps else [{}] * count
+    return [base.Case(name=f'{label}-{i + 1}', input=dict(inputs, **extra), expected={},
+                      tags=('baseline',)) for i, extra in enumerate(runs)]
 
 
 def baseline_outcome(case, reply, passed=True, **measured):

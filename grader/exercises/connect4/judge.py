@@ -144,9 +144,7 @@ class ConnectFour(base.Exercise):
     # -- cases and requests ----------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and a few public pruning positions mirrored."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
-                           tags=('baseline',))
-                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
+        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
         asymmetric = [c for c in cases if 'pruning' in c.tags and not c.hidden
                       and c.input['depth'] <= 5
                       and [row[::-1] for row in c.input['board']] != list(c.input['board'])]

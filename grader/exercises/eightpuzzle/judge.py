@@ -335,8 +335,7 @@ class EightPuzzle(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the named heuristics checked by value on the public and drawn starts."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={}, expected={}, tags=('baseline',))
-                 for i in range(BASELINES)]
+        extra = review.baseline_cases(BASELINES)
         if 'heuristic' in settings.checks:
             public = [c for c in cases if not c.hidden]
             unseen = [c for c in cases if c.hidden]

@@ -125,9 +125,7 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
-                           tags=('baseline',))
-                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
+        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -172,6 +170,9 @@ class TicTacToe(base.Exercise):
         judges = {'values': judge_value, 'terminal': judge_value, 'moves': judge_move,
                   'robustness': judge_robustness, 'timeouts': judge_time,
                   'pruning': judge_pruning}
+        if answer.problem:       # a bare value: the value is judged, the rest needs the pair
+            judges = dict(dict.fromkeys(checks, judge_bare_value), values=judge_value,
+                          terminal=judge_value)
         return [judges[check](check, answer, settings) for check in checks]
 
     # -- across cases -------------------------------------------------------
@@ -277,11 +278,14 @@ def value_cause(value, expected):
     return 'Check the terminal scores and that each level takes max or min by turn.'
 
 
+def judge_bare_value(check, answer, settings):
+    """A check that needs the pair (value, move) when only a value came back."""
+    return answer.outcome(check, False, answer.problem, kind='wrong move')
+
+
 def judge_move(check, answer, settings):
     """``moves``: a legal move that reaches the position's value."""
     move, expected = answer.move, answer.case.expected
-    if answer.problem:       # a bare value: the rest needs the pair
-        return answer.outcome(check, False, answer.problem, kind='wrong move')
     if move is None or not 0 <= move <= 8:
         return answer.outcome(check, False, f'bestmove {move!r} is not a cell index 0-8',
                               'Keep track of the move that produced the best value.',
@@ -300,8 +304,6 @@ def judge_move(check, answer, settings):
 
 def judge_robustness(check, answer, settings):
     """``robustness``: a well-formed pair, the board restored, on a right value."""
-    if answer.problem:
-        return answer.outcome(check, False, answer.problem, kind='wrong move')
     if answer.changed:
         return answer.outcome(check, False, f'left the board changed ({answer.changed})',
                               'Undo every move you try before returning '
@@ -314,8 +316,6 @@ def judge_robustness(check, answer, settings):
 
 def judge_time(check, answer, settings):
     """``timeouts``: within the CPU time limit, with the right value."""
-    if answer.problem:
-        return answer.outcome(check, False, answer.problem, kind='wrong move')
     ok = answer.value_ok
     return answer.note.timed(check, answer.reply, ok, 'the value is wrong',
                              returned=answer.returned, kind='' if ok else 'wrong value')
@@ -323,8 +323,6 @@ def judge_time(check, answer, settings):
 
 def judge_pruning(check, answer, settings):
     """``pruning``: confirmed search calls well below plain minimax's, on a right answer."""
-    if answer.problem:
-        return answer.outcome(check, False, answer.problem, kind='wrong move')
     case, obs = answer.case, answer.obs
     nodes = obs.get('nodes') or {'traced': 0, 'reps': [], 'intact': True}
     inline = case.expected['minimax_nodes_inline']
