@@ -2,7 +2,8 @@
 
 - baselines: requests that run no search (or a trivial one), timed for
   what a case costs besides its search (:func:`baseline_cases` makes the
-  cases, :func:`baseline_outcome` records one, :func:`baselines` collects them for :func:`grader.judging.evidence.overhead`);
+  cases, :func:`baseline_outcome` records one, :func:`baselines` collects
+  them for :func:`grader.judging.evidence.overhead`);
 - the evidence for the counts, as facts (:func:`evidence_facts`), and the
   credit withdrawn when it does not hold (:func:`withdraw_uncounted`) or
   when no search ran behind the answers (:func:`withdraw_unsearched`);
