@@ -173,3 +173,9 @@ def test_the_eight_puzzle_times_its_cases_with_cpu_time_not_wall_time(policy):
     timed = next(o for o in exercise.judge(required, [reply], settings) if o.check == 'timeouts')
     assert timed.passed and timed.message == '0.25 s of 3.00 s of CPU time'
     assert timed.measured['seconds'] == 0.25
+
+
+def test_a_text_the_submission_returned_can_be_left_out():
+    result = sequence(item('int', value=0), item('str', repr="'board X-O'"))
+    assert answers.returned_text(result) == "(0, 'board X-O')"
+    assert answers.returned_text(result, answers.type_text) == '(0, str)'

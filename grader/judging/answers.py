@@ -24,6 +24,15 @@ def item_text(item):
     return item.get('repr') or item.get('type') or item['kind']
 
 
+def type_text(item):
+    """One returned value, by its number or else only its type: ``None``, ``3``, ``str``."""
+    if item['kind'] == 'none':
+        return 'None'
+    if 'value' in item:
+        return str(item['value'])
+    return item.get('type') or item['kind']
+
+
 def describe_item(item):
     """One returned value in a sentence: ``None``, ``3``, ``1.5``, ``a list``."""
     kind = item.get('kind')
@@ -32,11 +41,15 @@ def describe_item(item):
     return f"a {item.get('type', kind)}"
 
 
-def returned_text(result):
-    """A returned result (single or sequence), short: ``(3, 4)``, ``None``, ``(1, 2, ...)``."""
+def returned_text(result, text_of=item_text):
+    """A returned result (single or sequence), short: ``(3, 4)``, ``None``, ``(1, 2, ...)``.
+
+    ``text_of`` puts one value in words (:func:`item_text`, or :func:`type_text`
+    to show no text the submission chose).
+    """
     if result.get('shape') != 'sequence':
-        return item_text(result['item'])
-    text = ', '.join(item_text(item) for item in result['items'])
+        return text_of(result['item'])
+    text = ', '.join(text_of(item) for item in result['items'])
     return f'({text})' if result['length'] <= len(result['items']) else f'({text}, ...)'
 
 

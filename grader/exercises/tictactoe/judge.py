@@ -236,7 +236,7 @@ class Answer:
         self.obs = reply.observation
         pair = answers.read_pair(self.obs['result'])
         self.value, self.move, self.problem = pair.value, pair.move, pair.sentence(PAIR_WORDS)
-        self.returned = answers.returned_text(self.obs['result'])
+        self.returned = answers.returned_text(self.obs['result'], answers.type_text)
         self.value_ok = self.value == case.expected['value']
         self.changed = board_change(board, self.obs.get('board_after'))
 
