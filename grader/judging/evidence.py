@@ -119,23 +119,38 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
     """
     if not samples:
         return Evidence(UNMEASURED, 'no case was counted')
-    for sample in samples:
-        first = sample.counts[0] if sample.counts else 0
-        if first < max(1, sample.floor):
-            counted = (f'on a hidden case, fewer {unit_name} were counted than any correct '
-                       'search needs' if sample.hidden else
-                       f'{first} {unit_name} counted where any correct search needs at least '
-                       f'{max(1, sample.floor)}')
-            return Evidence(NOT_COUNTED, counted + (
-                ': the search could not be counted (does it run on another thread, as a '
-                'generator, or without calling itself?)'), details={'case': sample.case})
-        if any(count != first for count in sample.counts[1:]):
-            again = ('a hidden position searched again counted a different number of '
-                     f'{unit_name}' if sample.hidden else
-                     f'the same position searched again counted {min(sample.counts)} '
-                     f'{unit_name} instead of {first}')
-            return Evidence(CACHED, again + ': the search remembers results between calls, '
-                            'which is caching, not pruning', details={'case': sample.case})
+    found = next(filter(None, (_counted(sample, unit_name) for sample in samples)), None)
+    if found is None:
+        found = _order_invariant(samples)
+    if found is not None:
+        return found
+    rates, hidden = _rates(samples, overhead(baseline), min_work)
+    return _steady(rates, hidden, spread)
+
+
+def _counted(sample, unit_name):
+    """NOT_COUNTED (below the floor) or CACHED (another count run again) for one sample, or None."""
+    first = sample.counts[0] if sample.counts else 0
+    if first < max(1, sample.floor):
+        counted = (f'on a hidden case, fewer {unit_name} were counted than any correct '
+                   'search needs' if sample.hidden else
+                   f'{first} {unit_name} counted where any correct search needs at least '
+                   f'{max(1, sample.floor)}')
+        return Evidence(NOT_COUNTED, counted + (
+            ': the search could not be counted (does it run on another thread, as a '
+            'generator, or without calling itself?)'), details={'case': sample.case})
+    if any(count != first for count in sample.counts[1:]):
+        again = ('a hidden position searched again counted a different number of '
+                 f'{unit_name}' if sample.hidden else
+                 f'the same position searched again counted {min(sample.counts)} '
+                 f'{unit_name} instead of {first}')
+        return Evidence(CACHED, again + ': the search remembers results between calls, '
+                        'which is caching, not pruning', details={'case': sample.case})
+    return None
+
+
+def _order_invariant(samples):
+    """ORDER_INVARIANT when no group's counts change as its board turns, else None."""
     groups = {}
     for sample in samples:
         if sample.group:
@@ -145,7 +160,11 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
             'the counts are the same however the board is turned, so the search does the '
             'same work whatever order it meets the moves in: that is a search that remembers '
             'positions or does not cut branches, not alpha-beta'))
-    costs = overhead(baseline)
+    return None
+
+
+def _rates(samples, costs, min_work):
+    """``({case: CPU seconds per counted unit}, {hidden cases})`` of the cases with enough work."""
     rates, hidden = {}, set()
     for sample in samples:
         seconds = work(sample, costs)
@@ -153,6 +172,11 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
             rates[sample.case] = seconds / max(1, sample.rate_count or sample.counts[0])
             if sample.hidden:
                 hidden.add(sample.case)
+    return rates, hidden
+
+
+def _steady(rates, hidden, spread):
+    """CONFIRMED when the time per unit stays within ``spread`` across cases, else INCONSISTENT."""
     public = [rate for case, rate in rates.items() if case not in hidden]
     median = statistics.median(public) if public else None
     shown = round(max(public) / min(public), 2) if len(public) >= 2 else None

@@ -32,11 +32,11 @@ Checks (points come from grading.yaml):
   ``games``, and may lose at most ``max_losses`` of them.
 """
 import math
-import statistics
 
 from grader.exercises import base
 from grader.exercises.connect4 import rules
-from grader.judging import evidence, shapes
+from grader.judging import answers, evidence, feedback, review, shapes
+from grader.judging.feedback import signed
 from grader.sandbox.session import Reply
 
 PLAIN = shapes.PLAIN_ITEM
@@ -107,31 +107,22 @@ ENTRY_CALLS = {
     'alphabetapruning': "alphabetapruning(board, {depth}, 'o', -1000000000, 1000000000)",
     'minimax': "minimax(board, {depth}, 'o')",
 }
-
-
-def signed(value):
-    return f'{value:+d}' if value else '0'
+PAIR_WORDS = {
+    'none': 'returned None instead of the pair (value, column); a return statement is '
+            'probably missing on some path',
+    'number': 'returned only a number ({detail}); return the pair (value, column)',
+    'other': 'returned a {detail} instead of the pair (value, column)',
+    'length': 'returned a sequence of {detail} items; expected the pair (value, column)',
+    'value': 'returned a {detail} as the value, not a whole number',
+}
+"""What is wrong with the returned pair, in the words of the handout."""
+NO_SEARCH = ('answered without a search: neither counted evaluations nor the CPU time of the '
+             'deeper positions show one')
 
 
 def is_none(observation):
     result = observation['result']
     return result.get('shape') == 'single' and result['item']['kind'] == 'none'
-
-
-def item_text(item):
-    if item['kind'] == 'none':
-        return 'None'
-    if 'value' in item:
-        return str(item['value'])
-    return item.get('repr') or item.get('type') or item['kind']
-
-
-def returned_text(observation):
-    result = observation['result']
-    if result.get('shape') != 'sequence':
-        return item_text(result['item'])
-    text = ', '.join(item_text(item) for item in result['items'])
-    return f'({text})' if result['length'] <= len(result['items']) else f'({text}, ...)'
 
 
 class ConnectFour(base.Exercise):
@@ -153,9 +144,7 @@ class ConnectFour(base.Exercise):
     # -- cases and requests ----------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and a few public pruning positions mirrored."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
-                           tags=('baseline',))
-                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
+        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
         asymmetric = [c for c in cases if 'pruning' in c.tags and not c.hidden
                       and c.input['depth'] <= 5
                       and [row[::-1] for row in c.input['board']] != list(c.input['board'])]
@@ -198,17 +187,14 @@ class ConnectFour(base.Exercise):
     def judge(self, case, replies, settings):
         if 'baseline' in case.tags:
             reply, = replies
-            return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
-                                 measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
+            return [review.baseline_outcome(case, reply, runs=case.input['reps'])]
         replies = [self.matching(reply, task) for reply, task in
                    zip(replies, ['search', 'search', 'evaluate'] + ['game'] * (len(replies) - 3))]
         alphabeta, minimax, evaluation, *games = replies
         reply, entry = self.graded(alphabeta, minimax)
         board = rules.parse_board(case.input['board'])
         checks = list(SEARCH_CHECKS) + (['pruning'] if 'pruning' in case.tags else [])
-        note = Note(case, board, entry)
-        outcomes = self.judge_search(case, board, reply, entry, alphabeta, checks, note,
-                                     settings)
+        outcomes = judge_search(case, board, reply, entry, checks, settings)
         outcomes.append(self.judge_evaluation(case, board, evaluation))
         if games:
             outcomes += self.judge_games(case, games, settings)
@@ -237,231 +223,16 @@ class ConnectFour(base.Exercise):
                 return minimax, 'minimax'
         return alphabeta, 'alphabetapruning'
 
-    def judge_search(self, case, board, reply, entry, alphabeta, checks, note, settings):
-        if not reply.ok:
-            reason = base.failure_message(reply)
-            if reply.status == 'timeout':
-                cause = self.timeout_cause(entry, case)
-            else:
-                cause = f'Your {entry} {reason}.' if reply.status == 'error' else reason
-            return [note.outcome(c, False, reason, cause=cause, measured={'entry': entry})
-                    for c in checks]
-        obs = reply.observation
-        returned = returned_text(obs)
-        value, move, problem = self.read_answer(case, board, obs, entry, alphabeta)
-        measured = {'entry': entry}
-        if problem == SWAPPED:
-            # Graded on the answer read the other way round; review() deducts the
-            # interface points set in grading.yaml once for the exercise.
-            value, move, problem = move, value, None
-            measured['swapped'] = True
-        if problem:
-            cause = (f'Your {entry} {problem}.' if problem.startswith('returned')
-                     else f'{problem}.')
-            return [note.outcome(c, False, problem, returned, cause, measured) for c in checks]
-        expected = case.expected
-        value_ok = value == expected['value']
-        move_ok = move in expected['best_moves']
-        right = value_ok and move_ok
-        changed = self.balance_problem(board, obs)
-        outcomes = []
-        for check in checks:
-            if check == 'values':
-                if value_ok:
-                    outcomes.append(note.outcome(check, True, f'value {signed(value)}',
-                                                 measured=measured))
-                else:
-                    message = (f"value {signed(value)}, expected {signed(expected['value'])}"
-                               if not case.hidden else f'value {signed(value)} is not right')
-                    outcomes.append(note.outcome(check, False, message, returned,
-                                                 self.value_cause(value, expected, obs, changed),
-                                                 measured))
-            elif check == 'moves':
-                outcomes.append(self.judge_move(case, board, value_ok, move, returned, note))
-            elif check == 'timeouts':
-                seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time ({entry})'
-                outcomes.append(note.outcome(check, right, seconds if right else
-                                             f'{seconds}, but the answer is wrong', returned,
-                                             WRONG_ANSWER, {'seconds': round(reply.seconds, 4),
-                                                            'limit': round(reply.limit, 4)}))
-            elif check == 'balance':
-                if changed:
-                    outcomes.append(note.outcome(
-                        check, False, 'left ' + changed, returned,
-                        'Undo every MakeMove with UnmakeMove before returning (or search '
-                        'on copies of the board).'))
-                else:
-                    outcomes.append(note.outcome(check, right, 'board and self.moves restored'
-                                                 if right else 'restored, but the answer is wrong',
-                                                 returned, WRONG_ANSWER))
-            elif check == 'pruning':
-                outcomes.append(self.judge_pruning(case, obs, entry, right, returned, note,
-                                                   settings, reply.cpu))
-        return outcomes
-
-    @staticmethod
-    def read_answer(case, board, obs, entry, alphabeta):
-        """``(value, column, problem)``; ``problem`` is a sentence when malformed."""
-        result = obs['result']
-        if result.get('shape') == 'single':
-            kind = result['item']['kind']
-            if kind == 'none':
-                if obs['missing'] and entry == 'minimax':
-                    return None, None, ('alphabetapruning is the empty placeholder and the class '
-                                        'has no minimax: implement one of them')
-                if entry == 'minimax':
-                    return None, None, ('alphabetapruning and minimax both returned None: '
-                                        'implement one of them (the other may stay the '
-                                        'placeholder) and return (value, column)')
-                return None, None, ('returned None instead of the pair (value, column); a '
-                                    'return statement is probably missing on some path')
-            if kind == 'int':
-                return None, None, (f"returned only a number ({result['item']['value']}); "
-                                    'return the pair (value, column)')
-            return None, None, (f"returned a {result['item'].get('type', kind)} instead of "
-                                'the pair (value, column)')
-        if result['length'] != 2:
-            return None, None, (f"returned a sequence of {result['length']} items; expected "
-                                'the pair (value, column)')
-        first, second = result['items']
-        if first['kind'] != 'int':
-            return None, None, (f"returned a {first.get('type', first['kind'])} as the value, "
-                                'not a whole number')
-        value = first['value']
-        move = second['value'] if second['kind'] == 'int' else None
-        expected = case.expected
-        if (move is not None and value != expected['value'] and move == expected['value']
-                and value in rules.legal_moves(board)):
-            return value, move, SWAPPED
-        return value, move, None
-
-    @staticmethod
-    def balance_problem(board, obs):
-        """What the search left changed ('' when the board and moves are restored)."""
-        problems = []
-        after = obs['board_after']
-        if after is None:
-            problems.append('the board no longer 6 rows of 7 cells')
-        else:
-            before = rules.board_rows(board)
-            diffs = [f"row {5 - r} column {c}: '{before[r][c]}' -> '{after[r][c]}'"
-                     for r in range(rules.ROWS) for c in range(rules.COLS)
-                     if before[r][c] != after[r][c]]
-            if diffs:
-                problems.append('the board changed (' + ', '.join(diffs[:3])
-                                + (f' and {len(diffs) - 3} more' if len(diffs) > 3 else '') + ')')
-        moves = obs['moves_after']
-        if moves.get('kind') != 'int':
-            problems.append(f"self.moves a {moves.get('type', moves['kind'])}, not a number")
-        elif moves['value'] != obs['moves_before']:
-            problems.append(f"self.moves changed from {obs['moves_before']} to {moves['value']}")
-        return '; '.join(problems)
-
-    @staticmethod
-    def value_cause(value, expected, obs, changed):
-        if obs['leaves'] == 0:
-            return ('The search never called self.evaluation(board): the grader puts the '
-                    "sheet's evaluation there, so evaluate every leaf by calling it.")
-        if changed:
-            return ('The board or self.moves is not restored after a move is tried, so later '
-                    'moves are searched on a wrong position.')
-        if value == -expected['value'] and value:
-            return ("The sign is flipped: 'o' (the computer) maximizes, and at the root the "
-                    "argument opponent is 'o', the mark to move.")
-        if abs(value) >= 100000000:
-            return ('The starting value +-1000000000 came back: some level returned before '
-                    'trying a move, or without its best value.')
-        return ('Check the depth (children are searched with depth - 1; a position is '
-                'evaluated when depth is 0 or the game is over there) and that max and min '
-                "alternate between 'o' and 'x'.")
-
-    @staticmethod
-    def judge_move(case, board, value_ok, move, returned, note):
-        expected = case.expected
-        legal = rules.legal_moves(board)
-        if move is None or not 0 <= move < rules.COLS:
-            rows = [col for col in expected['best_moves'] if rules.legal_row(board, col) == move]
-            cause = ('This looks like the row where the piece lands (LegalRow), not the column.'
-                     if rows and move is not None else
-                     'Return the column of the best move, 0-6, beside its value.')
-            return note.outcome('moves', False, f'column {move!r} is not a column 0-6', returned,
-                                cause)
-        if move not in legal:
-            return note.outcome('moves', False, f'column {move} is full', returned,
-                                'The move must be one of LegalMoves(board).')
-        if move in expected['best_moves']:
-            return note.outcome('moves', True, f'column {move}')
-        if case.hidden:
-            return note.outcome('moves', False, f'column {move} is not optimal', returned)
-        rows = [col for col in expected['best_moves']
-                if rules.legal_row(board, col) == move and col != move]
-        if rows:
-            cause = 'This looks like the row where the piece lands (LegalRow), not the column.'
-        elif value_ok:
-            cause = ('The value is right but the column is not: remember the column exactly '
-                     'when a child improves the best value, at the root.')
-        else:
-            cause = 'The column follows from the wrong values; fix the values first.'
-        return note.outcome('moves', False, f'column {move} is not optimal', returned, cause)
-
-    @staticmethod
-    def judge_pruning(case, obs, entry, right, returned, note, settings, cpu=0.0):
-        expected = case.expected
-        margin = float(settings.check_param('pruning', 'margin', 0.5))
-        leaves, nodes = obs['leaves'], max(obs['makemoves'], obs['copies'])
-        leaf_ratio = leaves / expected['minimax_leaves']
-        node_ratio = nodes / expected['minimax_nodes'] if expected['minimax_nodes'] else None
-        measured = {'entry': entry, 'leaves': leaves, 'nodes': nodes,
-                    'minimax_leaves': expected['minimax_leaves'],
-                    'minimax_nodes': expected['minimax_nodes'],
-                    'leaf_ratio': round(leaf_ratio, 4),
-                    'node_ratio': round(node_ratio, 4) if node_ratio is not None else None,
-                    'counts': list(obs.get('leaves_reps') or [leaves]),
-                    'floor': expected.get('proof_leaves', 1), 'group': case.group,
-                    'cpu': cpu, 'hidden': case.hidden}
-        summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
-                   f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
-                   f"{leaf_ratio:.3f}")
-        if entry == 'minimax':
-            return note.outcome('pruning', False, 'graded minimax (alphabetapruning is the '
-                                'placeholder): ' + summary, returned,
-                                'Plain minimax visits every leaf; alphabetapruning is what '
-                                'prunes.', measured)
-        if not right:
-            measured['wrong'] = True
-            return note.outcome('pruning', False, summary + ', but the answer is wrong', returned,
-                                WRONG_ANSWER, measured)
-        if leaves:
-            prunes = leaf_ratio <= margin
-        else:
-            summary += (' (self.evaluation was never called: judged by the moves made)'
-                        if nodes else ' (nothing could be counted)')
-            prunes = bool(nodes) and node_ratio <= margin
-        if prunes:
-            return note.outcome('pruning', True, summary, measured=measured)
-        return note.outcome('pruning', False, summary + f' (above {margin:g}: no pruning)',
-                            returned, 'Alpha-beta stops trying moves as soon as alpha >= beta; '
-                            'pass alpha and beta down to every recursive call.',
-                            measured=measured)
-
-    @staticmethod
-    def timeout_cause(entry, case):
-        if entry == 'alphabetapruning':
-            return ('Alpha-beta answers well within this limit; a search that does not prune '
-                    '(alpha and beta not passed down, no cut-off) or searches deeper than '
-                    'asked takes many times longer.')
-        return 'Plain minimax fits in this limit; look for an endless loop or a search deeper than asked.'
-
     @staticmethod
     def judge_evaluation(case, board, reply):
-        note = Note(case, board, None, 'evaluation(board), with moves = the number of pieces')
+        note = case_note(case, board, call='evaluation(board), with moves = the number of pieces')
         expected = case.expected['evaluation']
         if not reply.ok:
             return note.outcome('evaluation', False, base.failure_message(reply))
         item = reply.observation['value']
         if item['kind'] != 'int':
             return note.outcome('evaluation', False,
-                                f"returned {item_text(item)}, not a whole number")
+                                f"returned {answers.item_text(item)}, not a whole number")
         value = item['value']
         if value == expected:
             return note.outcome('evaluation', True, f'{signed(value)}')
@@ -477,7 +248,7 @@ class ConnectFour(base.Exercise):
         return note.outcome('evaluation', False, message, signed(value),
                             f'The sheet scores it as {detail}. Check both diagonal directions '
                             "and the +16 for the side to move ('o' here).",
-                            show_expected=False)
+                            expected=False)
 
     @staticmethod
     def judge_games(case, replies, settings):
@@ -513,8 +284,7 @@ class ConnectFour(base.Exercise):
         """Confirm the leaf counts with the CPU time, require a search behind the answers,
         and deduct the interface points once when the pair came back swapped."""
         pruning = [o for o in outcomes if o.check == 'pruning' and 'counts' in o.measured]
-        baseline = [(o.measured['runs'], o.measured['cpu']) for o in outcomes
-                    if o.check == '_baseline' and o.passed]
+        baseline = review.baselines(outcomes)
         counted = [o for o in pruning if not o.measured.get('wrong')
                    and o.measured.get('entry') == 'alphabetapruning']
         # Leaves are held to the proof tree; the time per move made (MakeMove or a
@@ -526,27 +296,18 @@ class ConnectFour(base.Exercise):
                                    hidden=o.measured.get('hidden', False)) for o in counted
                    if o.measured['leaves']]
         found = evidence.confirm(samples, baseline, unit_name='leaf evaluations')
-        facts = {'evidence': {'status': found.status, 'reason': found.reason,
-                              'seconds_per_leaf': found.seconds_per_unit,
-                              'spread': found.spread}}
+        facts = review.evidence_facts(found, 'leaf')
         if not found.confirmed and samples:
-            for o in pruning:
-                if o.passed:
-                    o.passed, o.kind = False, 'not measured'
-                    o.message = f'could not be counted: {found.reason}'
-        costs = evidence.overhead(baseline)
-        works = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
-                               costs) for o in pruning if o.measured['floor'] >= 50]
+            review.withdraw_uncounted(pruning, 'pruning', found.reason)
+        works = review.search_works([evidence.Sample(o.case, o.measured['counts'],
+                                                     o.measured['cpu'])
+                                     for o in pruning if o.measured['floor'] >= 50], baseline)
         unit = context.get('unit') or 0.0
         searched = (found.confirmed and bool(samples)) or \
             evidence.searched_by_time(works, SEARCH_FLOOR_UNITS * unit)
         facts['searched'] = searched
         if works and not searched:
-            for o in outcomes:
-                if o.passed and o.check in SEARCH_CHECKS:
-                    o.passed, o.kind = False, 'no search'
-                    o.message = ('answered without a search: neither counted evaluations nor '
-                                 'the CPU time of the deeper positions show one')
+            review.withdraw_unsearched(outcomes, SEARCH_CHECKS, NO_SEARCH)
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
         if any(o.measured.get('swapped') for o in outcomes if o.check == 'values'):
@@ -564,45 +325,241 @@ class ConnectFour(base.Exercise):
         leaf = {o.case: o.measured['leaf_ratio'] for o in pruning if 'leaf_ratio' in o.measured}
         node = {o.case: o.measured['node_ratio'] for o in pruning if 'node_ratio' in o.measured}
         facts = {
-            'entry': (max(set(entries), key=entries.count) if entries else None),
+            'entry': (max(sorted(set(entries)), key=entries.count) if entries else None),
             'leaf_ratios': leaf,
             'node_ratios': node,
         }
-        if leaf:
-            facts['leaf_ratio_median'] = round(statistics.median(leaf.values()), 4)
-        ratios = [r for r in node.values() if r is not None]
-        if ratios:
-            facts['node_ratio_median'] = round(statistics.median(ratios), 4)
+        for name, ratios in (('leaf_ratio_median', leaf), ('node_ratio_median', node)):
+            middle = review.median(ratios.values(), 4)
+            if middle is not None:
+                facts[name] = middle
         games = [o.measured['outcome'] for o in outcomes if o.check == 'plays_well']
         if games:
             facts['games'] = {k: games.count(k) for k in ('win', 'draw', 'loss')}
         return facts
 
 
-class Note:
-    """Feedback for one case: the call, the board, what came back, what was expected."""
+def case_note(case, board, entry=None, call=None):
+    """The feedback block of a case: its name, the call, the board, the value and the columns."""
+    call = call or ENTRY_CALLS[entry].format(depth=case.input['depth']) + \
+        " -- 'o' to move, maximizing"
+    best = ', '.join(map(str, case.expected['best_moves']))
+    return feedback.Note(case, [f'{case.name} ({case.source})', call, rules.render_board(board)],
+                         f"expected: value {signed(case.expected['value'])}; "
+                         f'optimal columns: {best}', no_expected=('pruning',))
 
-    def __init__(self, case, board, entry, call=None):
-        self.case, self.board = case, board
-        depth = case.input['depth']
-        self.call = call or ENTRY_CALLS[entry].format(depth=depth) + " -- 'o' to move, maximizing"
 
-    def outcome(self, check, passed, message, returned='', cause='', measured=None,
-                show_expected=True):
-        if passed:
-            return base.Outcome(check, self.case.name, True, message, '', measured or {})
-        lines = [f'{self.case.name} ({self.case.source})', self.call,
-                 rules.render_board(self.board)]
-        if returned:
-            lines.append(f'returned: {returned}')
-        if show_expected and not self.case.hidden and check not in ('pruning',):
-            expected = self.case.expected
-            best = ', '.join(map(str, expected['best_moves']))
-            lines.append(f"expected: value {signed(expected['value'])}; optimal columns: {best}")
-        if cause:
-            lines.append(cause)
-        return base.Outcome(check, self.case.name, False, message, '\n'.join(lines),
-                            measured or {})
+def judge_search(case, board, reply, entry, checks, settings):
+    """The search's checks on one case, from the reply of the entry point graded."""
+    note = case_note(case, board, entry)
+    if not reply.ok:
+        reason = base.failure_message(reply)
+        cause = timeout_cause(entry) if reply.status == 'timeout' else \
+            f'Your {entry} {reason}.' if reply.status == 'error' else reason
+        return note.fail(checks, reason, cause=cause, measured={'entry': entry})
+    answer = Answer(case, board, reply, entry, note)
+    if answer.problem:
+        cause = (f'Your {entry} {answer.problem}.' if answer.problem.startswith('returned')
+                 else f'{answer.problem}.')
+        return note.fail(checks, answer.problem, returned=answer.returned, cause=cause,
+                         measured=answer.measured)
+    judges = {'values': judge_value, 'moves': judge_move, 'timeouts': judge_time,
+              'balance': judge_balance, 'pruning': judge_pruning}
+    return [judges[check](check, answer, settings) for check in checks]
+
+
+class Answer:
+    """What the graded entry point returned on a case, read once for every check."""
+
+    def __init__(self, case, board, reply, entry, note):
+        self.case, self.board, self.reply, self.entry, self.note = case, board, reply, entry, note
+        self.obs = reply.observation
+        self.returned = answers.returned_text(self.obs['result'])
+        self.measured = {'entry': entry}
+        self.value, self.move, self.problem = self.read()
+        if self.problem == SWAPPED:
+            # Graded on the answer read the other way round; review() deducts the
+            # interface points set in grading.yaml once for the exercise.
+            self.value, self.move, self.problem = self.move, self.value, None
+            self.measured['swapped'] = True
+        expected = case.expected
+        self.value_ok = self.value == expected['value']
+        self.right = self.value_ok and self.move in expected['best_moves']
+        self.changed = balance_problem(board, self.obs) if not self.problem else ''
+
+    def read(self):
+        """``(value, column, problem)``; ``problem`` is a sentence when malformed."""
+        pair = answers.read_pair(self.obs['result'])
+        if pair.problem == 'none' and self.entry == 'minimax':
+            if self.obs['missing']:
+                return None, None, ('alphabetapruning is the empty placeholder and the class '
+                                    'has no minimax: implement one of them')
+            return None, None, ('alphabetapruning and minimax both returned None: '
+                                'implement one of them (the other may stay the '
+                                'placeholder) and return (value, column)')
+        if pair.problem:
+            return None, None, pair.sentence(PAIR_WORDS)
+        value, move, expected = pair.value, pair.move, self.case.expected
+        if (move is not None and value != expected['value'] and move == expected['value']
+                and value in rules.legal_moves(self.board)):
+            return value, move, SWAPPED
+        return value, move, None
+
+    def outcome(self, check, passed, message, cause='', **details):
+        """A verdict with what was returned shown (when it failed)."""
+        return self.note.outcome(check, passed, message, self.returned, cause, **details)
+
+
+def judge_value(check, answer, settings):
+    """``values``: the depth-limited minimax value."""
+    value, expected = answer.value, answer.case.expected
+    if answer.value_ok:
+        return answer.note.outcome(check, True, f'value {signed(value)}',
+                                   measured=answer.measured)
+    message = (f"value {signed(value)}, expected {signed(expected['value'])}"
+               if not answer.case.hidden else f'value {signed(value)} is not right')
+    return answer.outcome(check, False, message,
+                          value_cause(value, expected, answer.obs, answer.changed),
+                          measured=answer.measured)
+
+
+def judge_time(check, answer, settings):
+    """``timeouts``: within the CPU time limit, with the right answer."""
+    reply = answer.reply
+    return answer.note.timed(check, reply, answer.right, 'the answer is wrong', answer.entry,
+                             returned=answer.returned, cause=WRONG_ANSWER,
+                             measured={'seconds': round(reply.cpu, 4),
+                                       'limit': round(reply.limit, 4)})
+
+
+def judge_balance(check, answer, settings):
+    """``balance``: the board and self.moves restored, on a right answer."""
+    if answer.changed:
+        return answer.outcome(check, False, 'left ' + answer.changed,
+                              'Undo every MakeMove with UnmakeMove before returning (or search '
+                              'on copies of the board).')
+    return answer.outcome(check, answer.right, 'board and self.moves restored' if answer.right
+                          else 'restored, but the answer is wrong', WRONG_ANSWER)
+
+
+def balance_problem(board, obs):
+    """What the search left changed ('' when the board and moves are restored)."""
+    problems = []
+    after = obs['board_after']
+    if after is None:
+        problems.append('the board no longer 6 rows of 7 cells')
+    else:
+        before = rules.board_rows(board)
+        diffs = [f"row {5 - r} column {c}: '{before[r][c]}' -> '{after[r][c]}'"
+                 for r in range(rules.ROWS) for c in range(rules.COLS)
+                 if before[r][c] != after[r][c]]
+        if diffs:
+            problems.append('the board changed (' + ', '.join(diffs[:3])
+                            + (f' and {len(diffs) - 3} more' if len(diffs) > 3 else '') + ')')
+    moves = obs['moves_after']
+    if moves.get('kind') != 'int':
+        problems.append(f"self.moves a {moves.get('type', moves['kind'])}, not a number")
+    elif moves['value'] != obs['moves_before']:
+        problems.append(f"self.moves changed from {obs['moves_before']} to {moves['value']}")
+    return '; '.join(problems)
+
+
+def value_cause(value, expected, obs, changed):
+    if obs['leaves'] == 0:
+        return ('The search never called self.evaluation(board): the grader puts the '
+                "sheet's evaluation there, so evaluate every leaf by calling it.")
+    if changed:
+        return ('The board or self.moves is not restored after a move is tried, so later '
+                'moves are searched on a wrong position.')
+    if value == -expected['value'] and value:
+        return ("The sign is flipped: 'o' (the computer) maximizes, and at the root the "
+                "argument opponent is 'o', the mark to move.")
+    if abs(value) >= 100000000:
+        return ('The starting value +-1000000000 came back: some level returned before '
+                'trying a move, or without its best value.')
+    return ('Check the depth (children are searched with depth - 1; a position is '
+            'evaluated when depth is 0 or the game is over there) and that max and min '
+            "alternate between 'o' and 'x'.")
+
+
+def judge_move(check, answer, settings):
+    """``moves``: a legal column, one of the optimal ones."""
+    case, board, move = answer.case, answer.board, answer.move
+    expected = case.expected
+    if move is None or not 0 <= move < rules.COLS:
+        rows = [col for col in expected['best_moves'] if rules.legal_row(board, col) == move]
+        cause = ('This looks like the row where the piece lands (LegalRow), not the column.'
+                 if rows and move is not None else
+                 'Return the column of the best move, 0-6, beside its value.')
+        return answer.outcome(check, False, f'column {move!r} is not a column 0-6', cause)
+    if move not in rules.legal_moves(board):
+        return answer.outcome(check, False, f'column {move} is full',
+                              'The move must be one of LegalMoves(board).')
+    if move in expected['best_moves']:
+        return answer.note.outcome(check, True, f'column {move}')
+    if case.hidden:
+        return answer.outcome(check, False, f'column {move} is not optimal')
+    return answer.outcome(check, False, f'column {move} is not optimal', move_cause(answer))
+
+
+def move_cause(answer):
+    """Why a legal column is not optimal."""
+    board, move = answer.board, answer.move
+    rows = [col for col in answer.case.expected['best_moves']
+            if rules.legal_row(board, col) == move and col != move]
+    if rows:
+        return 'This looks like the row where the piece lands (LegalRow), not the column.'
+    if answer.value_ok:
+        return ('The value is right but the column is not: remember the column exactly '
+                'when a child improves the best value, at the root.')
+    return 'The column follows from the wrong values; fix the values first.'
+
+
+def judge_pruning(check, answer, settings):
+    """``pruning``: leaf evaluations (or moves made) well below plain minimax's."""
+    case, obs, expected = answer.case, answer.obs, answer.case.expected
+    margin = float(settings.check_param('pruning', 'margin', 0.5))
+    leaves, nodes = obs['leaves'], max(obs['makemoves'], obs['copies'])
+    leaf_ratio = leaves / expected['minimax_leaves']
+    node_ratio = nodes / expected['minimax_nodes'] if expected['minimax_nodes'] else None
+    measured = {'entry': answer.entry, 'leaves': leaves, 'nodes': nodes,
+                'minimax_leaves': expected['minimax_leaves'],
+                'minimax_nodes': expected['minimax_nodes'],
+                'leaf_ratio': round(leaf_ratio, 4),
+                'node_ratio': round(node_ratio, 4) if node_ratio is not None else None,
+                'counts': list(obs.get('leaves_reps') or [leaves]),
+                'floor': expected.get('proof_leaves', 1), 'group': case.group,
+                'cpu': answer.reply.cpu, 'hidden': case.hidden}
+    summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
+               f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
+               f"{leaf_ratio:.3f}")
+    if answer.entry == 'minimax':
+        return answer.outcome(check, False, 'graded minimax (alphabetapruning is the '
+                              'placeholder): ' + summary, 'Plain minimax visits every leaf; '
+                              'alphabetapruning is what prunes.', measured=measured)
+    if not answer.right:
+        measured['wrong'] = True
+        return answer.outcome(check, False, summary + ', but the answer is wrong', WRONG_ANSWER,
+                              measured=measured)
+    if leaves:
+        prunes = leaf_ratio <= margin
+    else:
+        summary += (' (self.evaluation was never called: judged by the moves made)'
+                    if nodes else ' (nothing could be counted)')
+        prunes = bool(nodes) and node_ratio <= margin
+    if prunes:
+        return answer.note.outcome(check, True, summary, measured=measured)
+    return answer.outcome(check, False, summary + f' (above {margin:g}: no pruning)',
+                          'Alpha-beta stops trying moves as soon as alpha >= beta; '
+                          'pass alpha and beta down to every recursive call.', measured=measured)
+
+
+def timeout_cause(entry):
+    if entry == 'alphabetapruning':
+        return ('Alpha-beta answers well within this limit; a search that does not prune '
+                '(alpha and beta not passed down, no cut-off) or searches deeper than '
+                'asked takes many times longer.')
+    return 'Plain minimax fits in this limit; look for an endless loop or a search deeper than asked.'
 
 
 EXERCISE = ConnectFour()

@@ -70,12 +70,11 @@ submission's process and is confirmed by the CPU time measured outside it
 """
 import functools
 import math
-import statistics
 from collections import Counter
 
 from grader.exercises import base
 from grader.exercises.eightpuzzle import puzzle
-from grader.judging import evidence, shapes
+from grader.judging import evidence, feedback, review, shapes
 
 STATE = {'type': ['array', 'null'], 'items': {'type': 'integer', 'minimum': 0, 'maximum': 8},
          'minItems': 9, 'maxItems': 9}
@@ -173,6 +172,14 @@ HEURISTIC_WORDS = {
 
 CONTROL = (1, 2, 3, 4, 5, 6, 7, 0, 8)
 """A start one move from the goal, asked beside every unsolvable case."""
+
+TIMEOUT = ('It may be an endless loop (a closed state put back on the open list?) '
+           'or a search that never takes the goal off the open list.')
+HARD_TIMEOUT = ('A hard case: only a search that keeps the open list in a heap (heapq) '
+                'and the closed list in a set answers it in time.')
+NO_SEARCH = ('answered without a search: on every start of ten moves or more {how}, and the CPU '
+             'time shows no search either (a table of answers earns nothing){heavy_import}')
+ANSWER_CHECKS = ('validity', 'optimality', 'timeouts', 'hard', 'heuristic')
 
 UNSOLVABLE_TIMEOUT = (
     'no answer within the limit. This does not show a bug: to answer that there is '
@@ -328,8 +335,7 @@ class EightPuzzle(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the named heuristics checked by value on the public and drawn starts."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={}, expected={}, tags=('baseline',))
-                 for i in range(BASELINES)]
+        extra = review.baseline_cases(BASELINES)
         if 'heuristic' in settings.checks:
             public = [c for c in cases if not c.hidden]
             unseen = [c for c in cases if c.hidden]
@@ -364,234 +370,29 @@ class EightPuzzle(base.Exercise):
         if not replies:
             return []
         if 'baseline' in case.tags:
-            reply, = replies
-            return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
-                                 measured={'cpu': reply.cpu})]
+            return [review.baseline_outcome(case, replies[0])]
         if 'values' in case.tags:
             return [self._judge_values(case, replies[0], settings)]
         if 'unsolvable' in case.tags:
-            return [self._judge_unsolvable(case, replies, settings)]
+            return [judge_unsolvable(case, replies, settings)]
         reply, = replies
-        start = tuple(case.input['state'])
-        expected = case.expected
-        picture = 'start:\n' + puzzle.render(start)
         if 'hard' in case.tags:
             checks = ['hard']
         else:
             checks = ['validity', 'optimality', 'timeouts']
             if 'heuristic' in case.tags:
                 checks.append('heuristic')
-
-        def outcome(check, passed, message, answer=None, cause='', drawing='', measured=None,
-                    kind=''):
-            lines = [f'Astar({list(start)})  ({case.source})', picture]
-            if answer is not None and answer.returned_text():
-                lines.append(answer.returned_text())
-            if drawing:
-                lines.append(drawing)
-            if not passed and not case.hidden and check != 'heuristic':
-                lines.append(f"expected: a path of {moves(expected['optimal_length'])}")
-            if cause:
-                lines.append(cause)
-            return base.Outcome(check, case.name, passed, message,
-                                '\n'.join(lines) if not passed else '', measured or {}, kind)
-
+        note = case_note(case)
         if not reply.ok:
-            reason = base.failure_message(reply)
-            if reply.status == 'timeout' and 'hard' in case.tags:
-                cause = ('A hard case: only a search that keeps the open list in a heap (heapq) '
-                         'and the closed list in a set answers it in time.')
-            elif reply.status == 'timeout':
-                cause = ('It may be an endless loop (a closed state put back on the open list?) '
-                         'or a search that never takes the goal off the open list.')
-            else:
-                cause = ''
-            return [outcome(c, False, reason, cause=cause, measured={'status': reply.status})
-                    for c in checks]
-
-        obs = reply.observation
+            return note.fail_reply(checks, reply, timeout_cause=HARD_TIMEOUT if 'hard' in case.tags
+                                   else TIMEOUT, measured={'status': reply.status})
         if not searched(reply):
-            return [outcome(c, False, 'the reply of the search did not have the expected shape',
-                            kind='invalid reply') for c in checks]
-        answer = Answer(obs, start)
-        counts = obs['expansions']
-        right = answer.chain and answer.moves == expected['optimal_length']
-        measured = {'convention': answer.convention, 'moves': answer.moves,
-                    'expansions': expansions_of(obs), 'seconds': round(reply.wall, 4),
-                    'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
-                    'length': expected['optimal_length'], 'right': right,
-                    'heuristics': dict(counts['heuristics'])}
-        problem = None if answer.valid else self._problem(case, obs, answer)
-        results = []
-        for check in checks:
-            if check == 'validity':
-                if answer.valid:
-                    results.append(outcome(check, True, f'a valid path of {moves(answer.moves)}',
-                                           measured=measured))
-                else:
-                    results.append(outcome(check, False, problem[0], answer, problem[1],
-                                           problem[2], measured))
-            elif check in ('optimality', 'hard'):
-                results.append(self._judge_length(check, case, answer, problem, outcome,
-                                                  measured, reply))
-            elif check == 'timeouts':
-                seconds = f'{reply.wall:.2f} s of {reply.limit:.2f} s'
-                results.append(outcome(check, answer.chain, seconds if answer.chain
-                                       else f'{seconds}, but no path from the start to the goal',
-                                       answer, measured=measured))
-            elif check == 'heuristic':
-                results.append(self._judge_heuristic(case, obs, answer, settings, outcome,
-                                                     measured))
-        return results
-
-    # -- helpers ---------------------------------------------------------
-    @staticmethod
-    def _problem(case, obs, answer):
-        """``(message, cause, drawing)`` for a path that is not valid."""
-        states = answer.states
-        if answer.problem == 'none':
-            returned = describe_returned(obs)
-            if obs['returned']['kind'] == 'other':
-                return (f'returned {returned}, not a list of states',
-                        'Return the path as a list of states, the start first and the goal last.',
-                        '')
-            rebuilt = obs.get('reconstructed')
-            if rebuilt and rebuilt.get('calls'):
-                return ((f'returned {returned}; ReconstructPath was called, but its camefrom '
-                         'holds no path to the goal'),
-                        'camefrom must map ListToString(state) to the state it was reached from.',
-                        '')
-            return (f'returned {returned}, did not call ReconstructPath and printed no path',
-                    ('Is the A* loop still the template placeholder? When the goal is taken '
-                     'from the open list, return self.ReconstructPath(camefrom, current).'), '')
-        if answer.problem == 'long':
-            return (f'a path of {answer.length} states, too long to check',
-                    'A path this long is far from a shortest one.', '')
-        if answer.problem == 'items':
-            return (f'item {answer.step} of the path is not a state (nine tiles 0-8)',
-                    'The path must be a list of states such as [1, 2, 3, 4, 5, 6, 7, 8, 0].', '')
-        if answer.problem == 'step':
-            k = answer.step
-            drawing = puzzle.render_side_by_side(
-                [states[k], states[k + 1]], [f'state {k}', f'state {k + 1}'])
-            return (f'step {k + 1} of the path (state {k} to {k + 1}) is not a single slide',
-                    ('Each state must follow from the previous one by sliding one tile into '
-                     'the blank; rebuild the path by following camefrom one state at a time.'),
-                    drawing)
-        if answer.problem == 'reversed':
-            return ('the path runs from the goal to the start',
-                    ('The path runs from the goal to the start: reverse it (ReconstructPath '
-                     'collects the states backwards from the goal).'), '')
-        if answer.problem == 'first':
-            drawing = puzzle.render_side_by_side([states[0]], ['first state of the path'])
-            return ('the path does not begin with the start state',
-                    'The path must begin with the state Astar was given.', drawing)
-        drawing = puzzle.render_side_by_side([states[-1]], ['last state of the path'])
-        return ('the path does not end at the goal',
-                'The path must end with the goal [1, 2, 3, 4, 5, 6, 7, 8, 0].', drawing)
-
-    @staticmethod
-    def _judge_length(check, case, answer, problem, outcome, measured, reply):
-        optimal = case.expected['optimal_length']
-        valid_needed = check == 'hard'
-        usable = answer.valid if valid_needed else answer.chain
-        if not usable:
-            return outcome(check, False, problem[0], answer, problem[1], problem[2], measured)
-        suffix = f' ({reply.wall:.2f} s of {reply.limit:.2f} s)' if check == 'hard' else ''
-        if answer.moves == optimal:
-            return outcome(check, True, f'{moves(answer.moves)}, a shortest path' + suffix,
-                           measured=measured)
-        if answer.moves < optimal:  # impossible for a chain; kept for a broken oracle
-            return outcome(check, False, f'{moves(answer.moves)}: shorter than possible', answer,
-                           measured=measured)
-        few = measured['expansions'] < case.expected['ucs_expansions']
-        cause = ('Longer than the optimum after few expansions: is the open list ordered by h '
-                 'alone (greedy, f = h) or by an h that overestimates (e.g. a multiplied '
-                 'heuristic)? A* needs f = g + h with an h that never exceeds the moves left.'
-                 if few else
-                 'Longer than the optimum: does the search stop when the goal is generated '
-                 'instead of when it is taken off the open list, or skip a cheaper path to a '
-                 'state already seen?')
-        message = (f'{moves(answer.moves)}, the optimum is {optimal}' if not case.hidden
-                   else f'{moves(answer.moves)} is not a shortest path')
-        return outcome(check, False, message + suffix, answer, cause, measured=measured)
-
-    @staticmethod
-    def _judge_heuristic(case, obs, answer, settings, outcome, measured):
-        counts = obs['expansions']
-        margin = settings.check_param('heuristic', 'margin', 0.5)
-        ceiling_share = settings.check_param('heuristic', 'ceiling', 1.0)
-        repeats_share = settings.check_param('heuristic', 'repeats', 0.05)
-        expansions = expansions_of(obs)
-        expected = case.expected
-        blind = expected['bfs_expansions']
-        uniform = expected['ucs_expansions']
-        hamming = (expected.get('astar_expansions') or {}).get('hamming')
-        length = expected['optimal_length']
-        ratio = round(expansions / blind, 4) if blind else None
-        again = max(0, expansions - counts['distinct']) if counts['method'] is not None else 0
-        measured = dict(measured, expansions=expansions, instance=counts['instance'],
-                        bfs_expansions=blind, ratio=ratio, again=again,
-                        floor=max(length or 0, expected.get('astar_floor') or 0))
-        tampered = []
-        if not counts['intact']:
-            tampered.append('a wrapped method was re-bound during the search')
-        if counts['tamper']:
-            tampered.append('called ' + ', '.join(f'sys.{n}' for n in counts['tamper']))
-        if counts['method'] is not None and counts['instance'] > counts['method']:
-            tampered.append('the two counters disagree')
-        if tampered:
-            measured['tampered'] = True
-            return outcome('heuristic', False, 'measurement tampered: ' + '; '.join(tampered),
-                           answer, measured=measured, kind='not measured')
-        if not answer.chain:
-            return outcome('heuristic', False, f'{expansions} expansions, but no path from the '
-                           'start to the goal', answer, measured=measured, kind='wrong answer')
-        if answer.moves != length:
-            return outcome('heuristic', False, f'{expansions} expansions, but the path is not a '
-                           'shortest one', answer, measured=measured, kind='wrong answer')
-        if expansions < length:
-            return outcome('heuristic', False, f'FindNextStates was called {expansions} times for '
-                           f'a path of {moves(answer.moves)}: the expansions cannot be counted',
-                           answer, 'Generate the neighbours of a state with '
-                           'self.FindNextStates(state): each call is one expansion.',
-                           measured=measured, kind='not measured')
-        if again > max(2, repeats_share * expansions):
-            return outcome('heuristic', False, f'{expansions} expansions of {counts["distinct"]} '
-                           f'different states: {again} expansions of a state already expanded',
-                           answer, 'A state taken off the open list a second time must not be '
-                           'expanded again: skip it when it is already on the closed list (the '
-                           'sheet\'s closedSet), and do not put closed states back on the open '
-                           'list.', measured=measured)
-        if case.hidden or ratio is None:
-            summary = f'{expansions} expansions'
-        else:
-            summary = (f'{expansions} expansions; a search without a heuristic makes at least '
-                       f'{blind} (breadth-first) or {uniform} (uniform-cost): ratio {ratio:.3f}')
-        if ratio is not None and ratio > margin:
-            return outcome('heuristic', False, summary + f' (above {margin:g}: as many as a blind '
-                           'search)', answer, 'The search does not seem to use the heuristic: is '
-                           'fScore = gScore + heuristic, and is the next state the one with the '
-                           'lowest fScore?', measured=measured)
-        outside = strays(case, counts.get('expanded', ()))
-        if outside > GOAL_SLACK:
-            return outcome('heuristic', False, f'{expansions} expansions, {outside} of them of '
-                           'states that no A* with a heuristic of the sheet takes off the open '
-                           'list on this start (their moves from the start plus their Hamming '
-                           'distance exceed the optimum)', answer,
-                           'A* expands only states with f = g + h up to the length of the '
-                           'shortest path; states beyond it come from a search without a '
-                           'heuristic, a heuristic weaker than the sheet\'s, or expansions that '
-                           'FindNextStates did not count.', measured=measured)
-        if hamming is not None and expansions > ceiling_share * hamming + GOAL_SLACK:
-            more = '' if case.hidden else f' ({hamming} with the Hamming distance)'
-            return outcome('heuristic', False, f'{summary}: more than A* with the weakest '
-                           f'heuristic of the sheet expands on this start{more}', answer,
-                           'The heuristic is weaker than the sheet\'s Manhattan and Hamming '
-                           'distances (is a distance divided, or left out for some tiles?), '
-                           'or states are expanded that A* never takes off the open list.',
-                           measured=measured)
-        return outcome('heuristic', True, summary, measured=measured)
+            return note.fail(checks, 'the reply of the search did not have the expected shape',
+                             kind='invalid reply')
+        attempt = Attempt(case, reply, note)
+        judges = {'validity': judge_validity, 'optimality': judge_length, 'hard': judge_length,
+                  'timeouts': judge_time, 'heuristic': judge_heuristic}
+        return [judges[check](check, attempt, settings) for check in checks]
 
     def _judge_values(self, case, reply, settings):
         """The named heuristics' values against the true ones on every start."""
@@ -639,48 +440,6 @@ class EightPuzzle(base.Exercise):
                             f'{what}: right on {len(states)} starts' if checked else what,
                             measured=measured)
 
-    @staticmethod
-    def _judge_unsolvable(case, replies, settings):
-        control, reply = replies
-        start = tuple(case.input['state'])
-        lines = [f'Astar({list(start)})  ({case.source})', 'start:\n' + puzzle.render(start),
-                 'The tiles show an odd number of inversions, so the goal cannot be reached.']
-
-        def outcome(passed, message, what, cause=''):
-            feedback = '\n'.join(lines + ([cause] if cause else [])) if not passed else ''
-            return base.Outcome('unsolvable', case.name, passed, message, feedback,
-                                {'outcome': what, 'seconds': round(reply.wall, 4)})
-
-        if reply.status == 'timeout':
-            blocked = 'wall time' in (reply.error or '')
-            cause = ('It used little CPU time while it waited: a queue.PriorityQueue blocks in '
-                     'get() once it is empty (`while openlist` is always true for a queue '
-                     'object; test `not openlist.empty()`).' if blocked else '')
-            return outcome(False, f'{base.failure_message(reply)}: ' + UNSOLVABLE_TIMEOUT,
-                           'timed out', cause)
-        if not reply.ok:
-            return outcome(False, base.failure_message(reply), reply.status)
-        if not searched(reply):
-            return base.Outcome('unsolvable', case.name, False, 'the reply of the search did not '
-                                'have the expected shape', measured={'outcome': 'invalid reply'},
-                                kind='invalid reply')
-        obs = reply.observation
-        answer = Answer(obs, start)
-        returned = describe_returned(obs)
-        if answer.states is not None:
-            return outcome(False, f'{answer.returned_text()} for a start that cannot reach '
-                           'the goal', 'returned a path', 'Return None when the open list runs '
-                           'empty without reaching the goal.')
-        if obs['returned']['kind'] == 'other':
-            return outcome(False, f'returned {returned}; expected None, False or an empty list',
-                           f'returned {returned}', 'Return None (or False, or an empty list) '
-                           'when the goal cannot be reached.')
-        if not (searched(control) and Answer(control.observation, CONTROL).chain):
-            return outcome(False, f'returned {returned}, but also no path for a start one move '
-                           'from the goal, so it says nothing about this start',
-                           f'returned {returned}')
-        return outcome(True, f'returned {returned} ({reply.wall:.2f} s)', f'returned {returned}')
-
     # -- the import ---------------------------------------------------------
     def load_outcomes(self, loaded, settings):
         """The import's CPU time, for :meth:`review` (it is run again before every case)."""
@@ -698,7 +457,7 @@ class EightPuzzle(base.Exercise):
     def review(self, outcomes, settings, context):
         """Confirm the counts with the CPU time, check the named heuristics, require a search."""
         unit = context.get('unit') or 0.0
-        baseline = [o.measured['cpu'] for o in outcomes if o.check == '_baseline' and o.passed]
+        baseline = review.baselines(outcomes)
         imported = next((o.measured['cpu'] for o in outcomes if o.check == '_import'), 0.0)
         searches = [o for o in outcomes if o.check == 'validity' and 'counts' in o.measured]
         heuristic = [o for o in outcomes if o.check == 'heuristic' and 'counts' in o.measured]
@@ -709,14 +468,10 @@ class EightPuzzle(base.Exercise):
                                    o.measured['floor']) for o in heuristic if o.measured['right']]
         found = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
                                          max_seconds_per_unit=max_rate)
-        facts = {'evidence': {'status': found.status, 'reason': self._reason(found, samples),
-                              'seconds_per_expansion': found.seconds_per_unit,
-                              'spread': found.spread}}
+        reason = self._reason(found, samples)
+        facts = review.evidence_facts(found, 'expansion', reason)
         if not found.confirmed:
-            for o in heuristic:
-                if o.passed:
-                    o.passed, o.kind = False, 'not measured'
-                    o.message = f'could not be counted: {facts["evidence"]["reason"]}'
+            review.withdraw_uncounted(heuristic, 'heuristic', reason)
 
         # Answers: a search ran in the calls.
         heavy = [o for o in searches if o.measured['right']
@@ -729,13 +484,9 @@ class EightPuzzle(base.Exercise):
             heavy_import = (f'; your module used {imported:.2f} s of CPU time when it was '
                             'imported, and a table built at import is not a search of Astar'
                             if imported >= IMPORT_NOTE_SECONDS else '')
-            for o in outcomes:
-                if o.passed and o.check in ('validity', 'optimality', 'timeouts', 'hard',
-                                            'heuristic') and 'counts' in o.measured:
-                    o.passed, o.kind = False, 'no search'
-                    o.message = (f'answered without a search: on every start of ten moves or '
-                                 f'more {how}, and the CPU time shows no search either (a table '
-                                 'of answers earns nothing)' + heavy_import)
+            review.withdraw_unsearched([o for o in outcomes if 'counts' in o.measured],
+                                       ANSWER_CHECKS, NO_SEARCH.format(how=how,
+                                                                       heavy_import=heavy_import))
         self._review_values(outcomes, searches)
         return outcomes, facts
 
@@ -769,14 +520,11 @@ class EightPuzzle(base.Exercise):
         used = sorted(name for name in wrong
                       if sum(o.measured['heuristics'].get(name, 0) for o in searches)
                       >= max(1, expansions / 2))
-        if not used:
-            return
-        for o in outcomes:
-            if o.check == 'heuristic' and o.passed and 'counts' in o.measured:
-                o.passed, o.kind = False, 'wrong value'
-                o.message = (f"the search uses {' and '.join(used)}, which "
-                             f"{'does' if len(used) == 1 else 'do'} not return the distance of "
-                             'the sheet (see the heuristic values)')
+        if used:
+            evidence.withdraw([o for o in outcomes if 'counts' in o.measured], {'heuristic'},
+                              'wrong value', f"the search uses {' and '.join(used)}, which "
+                              f"{'does' if len(used) == 1 else 'do'} not return the distance of "
+                              'the sheet (see the heuristic values)')
 
     @staticmethod
     def _searched(heavy, baseline, unit, max_rate):
@@ -788,10 +536,9 @@ class EightPuzzle(base.Exercise):
         counted = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
                                            max_seconds_per_unit=max_rate)
         beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in heavy)
-        costs = evidence.overhead(baseline)
-        works = [evidence.work(sample, costs) for sample in samples]
+        works = review.search_works(samples, baseline)
         noise = evidence.spread_of(baseline)
-        cpu = {'starts': len(works), 'median': round(statistics.median(works), 6) if works else None,
+        cpu = {'starts': len(works), 'median': review.median(works, 6),
                'needed': round(max(SEARCH_FLOOR_UNITS * unit, noise), 6)}
         if counted.confirmed and beyond:
             return True, cpu
@@ -806,7 +553,7 @@ class EightPuzzle(base.Exercise):
             'result_convention': conventions.most_common(1)[0][0] if conventions else 'none',
             'conventions': dict(conventions),
             'expansions': {o.case: o.measured['expansions'] for o in heuristic},
-            'tampered': any(o.measured.get('tampered') for o in heuristic),
+            'tampered': review.tampered(heuristic, 'heuristic'),
         }
         ratios = sorted(o.measured['ratio'] for o in heuristic if o.measured['ratio'] is not None)
         if ratios:
@@ -814,6 +561,270 @@ class EightPuzzle(base.Exercise):
         if unsolvable:
             facts['unsolvable_outcome'] = unsolvable[0].measured.get('outcome', 'not measured')
         return facts
+
+
+def case_note(case):
+    """The feedback block of a case: the call, the start drawn, the optimal length."""
+    start = list(case.input['state'])
+    return feedback.Note(case, [f'Astar({start})  ({case.source})',
+                                'start:\n' + puzzle.render(tuple(start))],
+                         f"expected: a path of {moves(case.expected['optimal_length'])}",
+                         no_expected=('heuristic',))
+
+
+class Attempt:
+    """One search's reply on a case, read once for every check."""
+
+    def __init__(self, case, reply, note):
+        self.case, self.reply, self.note = case, reply, note
+        self.obs = obs = reply.observation
+        self.answer = answer = Answer(obs, tuple(case.input['state']))
+        expected = case.expected
+        counts = obs['expansions']
+        right = answer.chain and answer.moves == expected['optimal_length']
+        self.measured = {'convention': answer.convention, 'moves': answer.moves,
+                         'expansions': expansions_of(obs), 'seconds': round(reply.cpu, 4),
+                         'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
+                         'length': expected['optimal_length'], 'right': right,
+                         'heuristics': dict(counts['heuristics'])}
+        self.problem = None if answer.valid else path_problem(obs, answer)
+
+    def outcome(self, check, passed, message, cause='', drawing='', **details):
+        """A verdict with the path returned shown (when it failed)."""
+        return self.note.outcome(check, passed, message, cause=cause,
+                                 lines=[self.answer.returned_text(), drawing], **details)
+
+    def fail_path(self, check):
+        """``check`` failed for the path's problem (:func:`path_problem`)."""
+        message, cause, drawing = self.problem
+        return self.outcome(check, False, message, cause, drawing, measured=self.measured)
+
+
+def judge_validity(check, attempt, settings):
+    """``validity``: from the start to the goal by single slides."""
+    if attempt.answer.valid:
+        return attempt.note.outcome(check, True, f'a valid path of {moves(attempt.answer.moves)}',
+                                    measured=attempt.measured)
+    return attempt.fail_path(check)
+
+
+def judge_time(check, attempt, settings):
+    """``timeouts``: a chain within the CPU time limit."""
+    chain = attempt.answer.chain
+    return attempt.note.timed(check, attempt.reply, chain, 'no path from the start to the goal',
+                              lines=[attempt.answer.returned_text()], measured=attempt.measured)
+
+
+def judge_length(check, attempt, settings):
+    """``optimality`` (a chain) and ``hard`` (a valid path): the optimal number of moves."""
+    case, answer, measured = attempt.case, attempt.answer, attempt.measured
+    optimal = case.expected['optimal_length']
+    usable = answer.valid if check == 'hard' else answer.chain
+    if not usable:
+        return attempt.fail_path(check)
+    suffix = f' ({feedback.cpu_text(attempt.reply)})' if check == 'hard' else ''
+    if answer.moves == optimal:
+        return attempt.note.outcome(check, True, f'{moves(answer.moves)}, a shortest path' + suffix,
+                                    measured=measured)
+    if answer.moves < optimal:  # impossible for a chain; kept for a broken oracle
+        return attempt.outcome(check, False, f'{moves(answer.moves)}: shorter than possible',
+                               measured=measured)
+    few = measured['expansions'] < case.expected['ucs_expansions']
+    cause = ('Longer than the optimum after few expansions: is the open list ordered by h '
+             'alone (greedy, f = h) or by an h that overestimates (e.g. a multiplied '
+             'heuristic)? A* needs f = g + h with an h that never exceeds the moves left.'
+             if few else
+             'Longer than the optimum: does the search stop when the goal is generated '
+             'instead of when it is taken off the open list, or skip a cheaper path to a '
+             'state already seen?')
+    message = (f'{moves(answer.moves)}, the optimum is {optimal}' if not case.hidden
+               else f'{moves(answer.moves)} is not a shortest path')
+    return attempt.outcome(check, False, message + suffix, cause, measured=measured)
+
+
+def path_problem(obs, answer):
+    """``(message, cause, drawing)`` for a path that is not valid."""
+    if answer.problem == 'none':
+        return nothing_returned(obs)
+    states, step = answer.states, answer.step
+    if answer.problem == 'step':
+        drawing = puzzle.render_side_by_side(
+            [states[step], states[step + 1]], [f'state {step}', f'state {step + 1}'])
+        return (f'step {step + 1} of the path (state {step} to {step + 1}) is not a single slide',
+                ('Each state must follow from the previous one by sliding one tile into '
+                 'the blank; rebuild the path by following camefrom one state at a time.'),
+                drawing)
+    if answer.problem == 'first':
+        drawing = puzzle.render_side_by_side([states[0]], ['first state of the path'])
+        return ('the path does not begin with the start state',
+                'The path must begin with the state Astar was given.', drawing)
+    if answer.problem == 'last':
+        drawing = puzzle.render_side_by_side([states[-1]], ['last state of the path'])
+        return ('the path does not end at the goal',
+                'The path must end with the goal [1, 2, 3, 4, 5, 6, 7, 8, 0].', drawing)
+    return {
+        'long': (f'a path of {answer.length} states, too long to check',
+                 'A path this long is far from a shortest one.', ''),
+        'items': (f'item {step} of the path is not a state (nine tiles 0-8)',
+                  'The path must be a list of states such as [1, 2, 3, 4, 5, 6, 7, 8, 0].', ''),
+        'reversed': ('the path runs from the goal to the start',
+                     ('The path runs from the goal to the start: reverse it (ReconstructPath '
+                      'collects the states backwards from the goal).'), ''),
+    }[answer.problem]
+
+
+def nothing_returned(obs):
+    """``(message, cause, drawing)`` when no path was returned, passed or printed."""
+    returned = describe_returned(obs)
+    if obs['returned']['kind'] == 'other':
+        return (f'returned {returned}, not a list of states',
+                'Return the path as a list of states, the start first and the goal last.', '')
+    rebuilt = obs.get('reconstructed')
+    if rebuilt and rebuilt.get('calls'):
+        return ((f'returned {returned}; ReconstructPath was called, but its camefrom '
+                 'holds no path to the goal'),
+                'camefrom must map ListToString(state) to the state it was reached from.', '')
+    return (f'returned {returned}, did not call ReconstructPath and printed no path',
+            ('Is the A* loop still the template placeholder? When the goal is taken '
+             'from the open list, return self.ReconstructPath(camefrom, current).'), '')
+
+
+def tamper_reasons(counts):
+    """How the counting instrument was interfered with, as phrases (none: intact)."""
+    reasons = []
+    if not counts['intact']:
+        reasons.append('a wrapped method was re-bound during the search')
+    if counts['tamper']:
+        reasons.append('called ' + ', '.join(f'sys.{n}' for n in counts['tamper']))
+    if counts['method'] is not None and counts['instance'] > counts['method']:
+        reasons.append('the two counters disagree')
+    return reasons
+
+
+def judge_heuristic(check, attempt, settings):
+    """``heuristic``: on a shortest chain, expansions as few as A* with the sheet's heuristics."""
+    obs, answer, expected = attempt.obs, attempt.answer, attempt.case.expected
+    counts = obs['expansions']
+    expansions = expansions_of(obs)
+    blind = expected['bfs_expansions']
+    length = expected['optimal_length']
+    measured = dict(attempt.measured, expansions=expansions, instance=counts['instance'],
+                    bfs_expansions=blind, ratio=round(expansions / blind, 4) if blind else None,
+                    again=max(0, expansions - counts['distinct'])
+                    if counts['method'] is not None else 0,
+                    floor=max(length or 0, expected.get('astar_floor') or 0))
+    tampered = tamper_reasons(counts)
+    if tampered:
+        return attempt.note.tampered(check, '; '.join(tampered), measured,
+                                     lines=[answer.returned_text()])
+    if not answer.chain or answer.moves != length:
+        what = 'no path from the start to the goal' if not answer.chain else \
+            'the path is not a shortest one'
+        return attempt.outcome(check, False, f'{expansions} expansions, but {what}',
+                               measured=measured, kind='wrong answer')
+    if expansions < length:
+        return attempt.outcome(check, False, f'FindNextStates was called {expansions} times for '
+                               f'a path of {moves(answer.moves)}: the expansions cannot be '
+                               'counted', 'Generate the neighbours of a state with '
+                               'self.FindNextStates(state): each call is one expansion.',
+                               measured=measured, kind='not measured')
+    found = efficiency_problem(attempt, measured, settings)
+    if found:
+        message, cause = found
+        return attempt.outcome(check, False, message, cause, measured=measured)
+    return attempt.note.outcome(check, True, heuristic_summary(attempt.case, measured),
+                                measured=measured)
+
+
+def heuristic_summary(case, measured):
+    expansions, ratio = measured['expansions'], measured['ratio']
+    if case.hidden or ratio is None:
+        return f'{expansions} expansions'
+    return (f'{expansions} expansions; a search without a heuristic makes at least '
+            f"{measured['bfs_expansions']} (breadth-first) or {case.expected['ucs_expansions']} "
+            f'(uniform-cost): ratio {ratio:.3f}')
+
+
+def efficiency_problem(attempt, measured, settings):
+    """``(message, cause)`` when a right search expanded more than A* with the sheet's
+    heuristics would (states again, as many as a blind search, states off A*'s region, more
+    than with the Hamming distance), else None."""
+    case, counts = attempt.case, attempt.obs['expansions']
+    expansions, again, ratio = measured['expansions'], measured['again'], measured['ratio']
+    margin = settings.check_param('heuristic', 'margin', 0.5)
+    hamming = (case.expected.get('astar_expansions') or {}).get('hamming')
+    summary = heuristic_summary(case, measured)
+    if again > max(2, settings.check_param('heuristic', 'repeats', 0.05) * expansions):
+        return (f'{expansions} expansions of {counts["distinct"]} different states: {again} '
+                'expansions of a state already expanded',
+                'A state taken off the open list a second time must not be expanded again: '
+                'skip it when it is already on the closed list (the sheet\'s closedSet), and '
+                'do not put closed states back on the open list.')
+    if ratio is not None and ratio > margin:
+        return (summary + f' (above {margin:g}: as many as a blind search)',
+                'The search does not seem to use the heuristic: is fScore = gScore + '
+                'heuristic, and is the next state the one with the lowest fScore?')
+    outside = strays(case, counts.get('expanded', ()))
+    if outside > GOAL_SLACK:
+        return (f'{expansions} expansions, {outside} of them of states that no A* with a '
+                'heuristic of the sheet takes off the open list on this start (their moves '
+                'from the start plus their Hamming distance exceed the optimum)',
+                'A* expands only states with f = g + h up to the length of the shortest path; '
+                'states beyond it come from a search without a heuristic, a heuristic weaker '
+                'than the sheet\'s, or expansions that FindNextStates did not count.')
+    ceiling = settings.check_param('heuristic', 'ceiling', 1.0)
+    if hamming is not None and expansions > ceiling * hamming + GOAL_SLACK:
+        more = '' if case.hidden else f' ({hamming} with the Hamming distance)'
+        return (f'{summary}: more than A* with the weakest heuristic of the sheet expands on '
+                f'this start{more}',
+                'The heuristic is weaker than the sheet\'s Manhattan and Hamming distances (is a '
+                'distance divided, or left out for some tiles?), or states are expanded that A* '
+                'never takes off the open list.')
+    return None
+
+
+def judge_unsolvable(case, replies, settings):
+    """``unsolvable``: a clear failure value, and a path for a start one move from the goal."""
+    control, reply = replies
+    start = tuple(case.input['state'])
+    note = feedback.Note(case, [f'Astar({list(start)})  ({case.source})',
+                                'start:\n' + puzzle.render(start),
+                                'The tiles show an odd number of inversions, so the goal '
+                                'cannot be reached.'])
+
+    def outcome(passed, message, what, cause='', kind=''):
+        return note.outcome('unsolvable', passed, message, cause=cause, kind=kind,
+                            measured={'outcome': what, 'seconds': round(reply.cpu, 4)})
+
+    if reply.status == 'timeout':
+        blocked = 'wall time' in (reply.error or '')
+        cause = ('It used little CPU time while it waited: a queue.PriorityQueue blocks in '
+                 'get() once it is empty (`while openlist` is always true for a queue '
+                 'object; test `not openlist.empty()`).' if blocked else '')
+        return outcome(False, f'{base.failure_message(reply)}: ' + UNSOLVABLE_TIMEOUT,
+                       'timed out', cause)
+    if not reply.ok:
+        return outcome(False, base.failure_message(reply), reply.status)
+    if not searched(reply):
+        return outcome(False, 'the reply of the search did not have the expected shape',
+                       'invalid reply', kind='invalid reply')
+    obs = reply.observation
+    answer = Answer(obs, start)
+    returned = describe_returned(obs)
+    if answer.states is not None:
+        return outcome(False, f'{answer.returned_text()} for a start that cannot reach '
+                       'the goal', 'returned a path', 'Return None when the open list runs '
+                       'empty without reaching the goal.')
+    if obs['returned']['kind'] == 'other':
+        return outcome(False, f'returned {returned}; expected None, False or an empty list',
+                       f'returned {returned}', 'Return None (or False, or an empty list) '
+                       'when the goal cannot be reached.')
+    if not (searched(control) and Answer(control.observation, CONTROL).chain):
+        return outcome(False, f'returned {returned}, but also no path for a start one move '
+                       'from the goal, so it says nothing about this start',
+                       f'returned {returned}')
+    return outcome(True, f'returned {returned} ({feedback.cpu_text(reply)})',
+                   f'returned {returned}')
 
 
 EXERCISE = EightPuzzle()

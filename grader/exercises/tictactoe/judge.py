@@ -41,7 +41,8 @@ import math
 
 from grader.exercises import base
 from grader.exercises.tictactoe import board as boards
-from grader.judging import evidence, shapes
+from grader.judging import answers, evidence, feedback, review, shapes
+from grader.judging.feedback import signed
 
 OBSERVATION = {
     'type': 'object',
@@ -76,49 +77,18 @@ thread) needs this: counted calls that the CPU time confirms show a search by th
 HEAVY = 150
 
 
-def signed(value):
-    return f'{value:+d}' if value else '0'
-
-
-def read_answer(observation):
-    """``(value, move, problem)`` from the plain result.
-
-    ``problem`` is a sentence when the answer is not a (value, move) pair;
-    ``value`` is still set when it is a bare number (partial credit).
-    """
-    result = observation['result']
-    if result['shape'] == 'single':
-        item = result['item']
-        if item['kind'] == 'none':
-            return None, None, ('returned None instead of the pair (bestvalue, bestmove): '
-                                'is Minimax still the template placeholder, or is a return '
-                                'statement missing on some path?')
-        if item['kind'] == 'int':
-            return item['value'], None, (f'returned only a number ({item["value"]}); Minimax '
-                                         'must return the pair (bestvalue, bestmove)')
-        return None, None, f'returned a {item.get("type", item["kind"])} instead of (bestvalue, bestmove)'
-    items = result['items']
-    if result['length'] != 2 or len(items) != 2:
-        return None, None, (f'returned a sequence of {result["length"]} items; '
-                            'expected the pair (bestvalue, bestmove)')
-    value_item, move_item = items
-    if value_item['kind'] != 'int':
-        what = value_item.get('type', value_item['kind'])
-        return None, None, f'returned a {what} as bestvalue, not a plain number'
-    move = move_item['value'] if move_item['kind'] == 'int' else None
-    return value_item['value'], move, None
-
-
-def returned_text(obs):
-    result = obs['result']
-    if result['shape'] != 'sequence':
-        item = result['item']
-        if item['kind'] == 'none':
-            return 'None'
-        return str(item.get('value', item.get('type', item['kind'])))
-    parts = [str(item['value']) if 'value' in item else item.get('type', item['kind'])
-             for item in result['items']]
-    return '(' + ', '.join(parts) + ')'
+ANSWER_CHECKS = ('values', 'moves', 'robustness', 'timeouts')
+PAIR_WORDS = {
+    'none': ('returned None instead of the pair (bestvalue, bestmove): is Minimax still the '
+             'template placeholder, or is a return statement missing on some path?'),
+    'number': 'returned only a number ({detail}); Minimax must return the pair (bestvalue, bestmove)',
+    'other': 'returned a {detail} instead of (bestvalue, bestmove)',
+    'length': 'returned a sequence of {detail} items; expected the pair (bestvalue, bestmove)',
+    'value': 'returned a {detail} as bestvalue, not a plain number',
+}
+"""What is wrong with the returned pair, in the words of the handout's ``Minimax``."""
+NO_SEARCH = ('answered without a search: neither counted search calls nor the CPU time of the '
+             'one-mark positions show one (a table of answers earns nothing)')
 
 
 def turned_case(case, turns):
@@ -155,9 +125,7 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = [base.Case(name=f'baseline-{i + 1}', input={'reps': reps}, expected={},
-                           tags=('baseline',))
-                 for i, reps in enumerate([1] * BASELINES + [MAX_REPS] * BASELINES)]
+        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -186,161 +154,32 @@ class TicTacToe(base.Exercise):
     def judge(self, case, replies, settings):
         reply, = replies
         if 'baseline' in case.tags:
-            return [base.Outcome('_baseline', case.name, reply.ok, reply.error,
-                                 measured={'cpu': reply.cpu, 'runs': case.input['reps']})]
-        board = boards.from_rows(case.input['board'])
-        expected = case.expected
-        side = 'maximizer' if case.input['maximizing'] else 'minimizer'
-        call = (f"Minimax(board, {case.input['maximizing']}, '{case.input['player']}') "
-                f"-- {case.input['player']} to move as the {side}")
-        picture = boards.draw(board)
-
-        def outcome(check, passed, message, returned='', cause='', measured=None, kind=''):
-            lines = [call, picture]
-            if returned:
-                lines.append(f'returned: {returned}')
-            if not passed and check != 'pruning':
-                best = ', '.join(map(str, expected['best_moves'])) or 'none (the game is over)'
-                lines.append(f"expected: value {signed(expected['value'])}; optimal moves: {best}")
-            if cause:
-                lines.append(cause)
-            return base.Outcome(check, case.name, passed, message,
-                                '\n'.join(lines) if not passed else '', measured or {}, kind)
-
+            return [review.baseline_outcome(case, reply, runs=case.input['reps'])]
         if 'terminal' in case.tags:
             checks = ['terminal']
         else:
-            checks = ['values', 'moves', 'robustness', 'timeouts']
-            if 'pruning' in case.tags:
-                checks.append('pruning')
-
+            checks = list(ANSWER_CHECKS) + (['pruning'] if 'pruning' in case.tags else [])
+        board = boards.from_rows(case.input['board'])
+        note = case_note(case, board)
         if not reply.ok:
-            reason = base.failure_message(reply)
-            cause = ('It may be an endless loop, or a search that never reaches a finished game.'
-                     if reply.status == 'timeout' else '')
-            return [outcome(c, False, reason, cause=cause) for c in checks]
-
-        obs = reply.observation
-        value, move, problem = read_answer(obs)
-        returned = returned_text(obs)
-        if problem and value is None:
-            return [outcome(c, False, problem, returned) for c in checks]
-
-        value_ok = value == expected['value']
-        results = []
-        for check in checks:
-            if check in ('values', 'terminal'):
-                results.append(self._judge_value(case, board, obs, value, value_ok, returned,
-                                                 outcome, check))
-            elif problem:       # a bare value: the rest needs the pair
-                results.append(outcome(check, False, problem, returned, kind='wrong move'))
-            elif check == 'moves':
-                results.append(self._judge_move(case, board, move, returned, outcome))
-            elif check == 'robustness':
-                changed = self._board_change(board, obs.get('board_after'))
-                if changed:
-                    results.append(outcome(check, False, f'left the board changed ({changed})',
-                                           returned, 'Undo every move you try before returning '
-                                           '(or search on a copy of the board).'))
-                elif not value_ok:
-                    results.append(outcome(check, False, 'well-formed, but the value is wrong',
-                                           returned, kind='wrong value'))
-                else:
-                    results.append(outcome(check, True, 'well-formed, board restored'))
-            elif check == 'timeouts':
-                seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time'
-                results.append(outcome(check, value_ok,
-                                       seconds if value_ok else f'{seconds}, but the value is wrong',
-                                       returned, kind='' if value_ok else 'wrong value'))
-            elif check == 'pruning':
-                restored = not self._board_change(board, obs.get('board_after'))
-                results.append(self._judge_pruning(case, obs, reply, value_ok, restored, settings,
-                                                   returned, outcome))
-        return results
-
-    def _judge_value(self, case, board, obs, value, value_ok, returned, outcome, check):
-        expected = case.expected
-        if value_ok:
-            nodes = obs.get('nodes') or {}
-            return outcome(check, True, f'value {signed(value)}', measured={
-                'searched': nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1))
-                if nodes else None})
-        changed = self._board_change(board, obs.get('board_after'))
-        cause = ('The board was left changed, so later moves were searched on a wrong '
-                 'position: undo every move you try.' if changed
-                 else self._value_cause(value, expected))
-        return outcome(check, False, f"value {signed(value)}, expected {signed(expected['value'])}",
-                       returned, cause, kind='wrong value')
-
-    @staticmethod
-    def _value_cause(value, expected):
-        if value == -expected['value'] and value != 0:
-            return ('The sign is flipped: values are from the maximizer\'s point of view, '
-                    'so check who maximizes and that max and min alternate.')
-        if value not in (-1, 0, 1):
-            return 'Values must be +1, 0 or -1; the initial best value may have leaked out.'
-        return 'Check the terminal scores and that each level takes max or min by turn.'
-
-    @staticmethod
-    def _board_change(before, after):
-        if after is None:
-            return 'it is no longer a list of 9 marks'
-        diffs = [f"cell {i}: '{b}' -> '{a}'" for i, (b, a) in enumerate(zip(before, after)) if a != b]
-        return ', '.join(diffs[:3]) + (' ...' if len(diffs) > 3 else '')
-
-    @staticmethod
-    def _judge_move(case, board, move, returned, outcome):
-        expected = case.expected
-        if move is None or not 0 <= move <= 8:
-            return outcome('moves', False, f'bestmove {move!r} is not a cell index 0-8', returned,
-                           'Keep track of the move that produced the best value.',
-                           kind='wrong move')
-        if board[move] != '-':
-            return outcome('moves', False, f'bestmove {move} is an occupied cell', returned,
-                           'The move must be an empty cell of the board.', kind='wrong move')
-        if move in expected['best_moves']:
-            return outcome('moves', True, f'move {move}')
-        reached = expected['move_values'].get(str(move))
-        return outcome('moves', False,
-                       f"move {move} reaches value {signed(reached)}, not {signed(expected['value'])}",
-                       returned, 'Update bestmove exactly when a child improves the best value.',
-                       kind='wrong move')
-
-    @staticmethod
-    def _judge_pruning(case, obs, reply, value_ok, restored, settings, returned, outcome):
-        nodes = obs.get('nodes') or {'traced': 0, 'reps': [], 'intact': True}
-        inline = case.expected['minimax_nodes_inline']
-        full = case.expected['minimax_nodes']
-        margin = settings.check_param('pruning', 'margin', 0.35)
-        traced = nodes['traced']
-        measured = {'nodes': traced, 'minimax_nodes_inline': inline, 'minimax_nodes': full,
-                    'ratio': round(traced / full, 4) if full else None,
-                    'counts': list(nodes['reps']) or [traced], 'cpu': reply.cpu,
-                    'floor': case.expected.get('proof_nodes', 1), 'group': case.group,
-                    'hidden': case.hidden}
-        if not nodes.get('intact', False):
-            measured['tampered'] = True
-            return outcome('pruning', False, 'measurement tampered: the counting instrument '
-                           'was changed during the search', returned, measured=measured,
-                           kind='not measured')
-        summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '
-                   f'positions) or {inline} (scoring them inline): ratio {traced / full:.3f}')
-        if not value_ok or not restored:
-            why = 'the value is wrong' if not value_ok else 'the board was left changed'
-            return outcome('pruning', False, f'{summary}, but {why}', returned,
-                           measured=measured, kind='wrong value')
-        if traced <= margin * full:
-            return outcome('pruning', True, summary, measured=measured)
-        return outcome('pruning', False, summary + f' (above {margin:g}: no pruning)',
-                       returned, 'Alpha-beta returns as soon as alpha >= beta; '
-                       'pass alpha and beta down to every recursive call.', measured=measured)
+            return note.fail_reply(checks, reply, timeout_cause=(
+                'It may be an endless loop, or a search that never reaches a finished game.'))
+        answer = Answer(case, board, reply, note)
+        if answer.problem and answer.value is None:
+            return note.fail(checks, answer.problem, returned=answer.returned)
+        judges = {'values': judge_value, 'terminal': judge_value, 'moves': judge_move,
+                  'robustness': judge_robustness, 'timeouts': judge_time,
+                  'pruning': judge_pruning}
+        if answer.problem:       # a bare value: the value is judged, the rest needs the pair
+            judges = dict(dict.fromkeys(checks, judge_bare_value), values=judge_value,
+                          terminal=judge_value)
+        return [judges[check](check, answer, settings) for check in checks]
 
     # -- across cases -------------------------------------------------------
     def review(self, outcomes, settings, context):
         """Confirm the counts with the CPU time, and require a search behind the answers."""
         pruning = [o for o in outcomes if o.check == 'pruning' and 'counts' in o.measured]
-        baseline = [(o.measured['runs'], o.measured['cpu']) for o in outcomes
-                    if o.check == '_baseline' and o.passed]
+        baseline = review.baselines(outcomes)
         # Counts are held to the proof tree only where the search found the value: a
         # wrong search may well explore less.
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
@@ -348,18 +187,13 @@ class TicTacToe(base.Exercise):
                                    hidden=o.measured.get('hidden', False))
                    for o in pruning if o.kind != 'wrong value']
         found = evidence.confirm(samples, baseline)
-        facts = {'evidence': {'status': found.status, 'reason': found.reason,
-                              'seconds_per_call': found.seconds_per_unit,
-                              'spread': found.spread},
-                 'tampered': any(o.measured.get('tampered') for o in pruning)}
+        facts = dict(review.evidence_facts(found, 'call'),
+                     tampered=review.tampered(pruning, 'pruning'))
         if not found.confirmed:
-            for o in pruning:
-                if o.passed:
-                    o.passed, o.kind = False, 'not measured'
-                    o.message = f'could not be counted: {found.reason}'
-        costs = evidence.overhead(baseline)
-        heavy = [evidence.work(evidence.Sample(o.case, o.measured['counts'], o.measured['cpu']),
-                               costs) for o in pruning if o.measured['floor'] >= HEAVY]
+            review.withdraw_uncounted(pruning, 'pruning', found.reason)
+        heavy = review.search_works([evidence.Sample(o.case, o.measured['counts'],
+                                                     o.measured['cpu'])
+                                     for o in pruning if o.measured['floor'] >= HEAVY], baseline)
         unit = context.get('unit') or 0.0
         # A search ran when some right answer came with at least its proof tree's count of
         # search calls, or (a search that cannot be counted) when the one-mark positions
@@ -369,23 +203,151 @@ class TicTacToe(base.Exercise):
             evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit)
         facts['searched'] = searched
         if heavy and not searched:
-            for o in outcomes:
-                if o.passed and o.check in ('values', 'moves', 'robustness', 'timeouts'):
-                    o.passed, o.kind = False, 'no search'
-                    o.message = ('answered without a search: neither counted search calls nor '
-                                 'the CPU time of the one-mark positions show one '
-                                 '(a table of answers earns nothing)')
+            review.withdraw_unsearched(outcomes, ANSWER_CHECKS, NO_SEARCH)
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
         return outcomes, facts
 
     def facts(self, outcomes, settings):
         pruning = [o for o in outcomes if o.check == 'pruning' and o.measured]
-        ratios = sorted(o.measured['ratio'] for o in pruning if o.measured.get('ratio') is not None)
         facts = {'nodes': {o.case: o.measured.get('nodes') for o in pruning}}
-        if ratios:
-            facts['node_ratio_median'] = ratios[len(ratios) // 2]
+        ratio = review.median((o.measured.get('ratio') for o in pruning), 4)
+        if ratio is not None:
+            facts['node_ratio_median'] = ratio
         return facts
+
+
+def case_note(case, board):
+    """The feedback block of a case: the call, the board, the value and the optimal moves."""
+    side = 'maximizer' if case.input['maximizing'] else 'minimizer'
+    call = (f"Minimax(board, {case.input['maximizing']}, '{case.input['player']}') "
+            f"-- {case.input['player']} to move as the {side}")
+    best = ', '.join(map(str, case.expected['best_moves'])) or 'none (the game is over)'
+    return feedback.Note(case, [call, boards.draw(board)],
+                         f"expected: value {signed(case.expected['value'])}; optimal moves: {best}",
+                         no_expected=('pruning',))
+
+
+class Answer:
+    """What one call returned, read once for every check of the case."""
+
+    def __init__(self, case, board, reply, note):
+        self.case, self.board, self.reply, self.note = case, board, reply, note
+        self.obs = reply.observation
+        pair = answers.read_pair(self.obs['result'])
+        self.value, self.move, self.problem = pair.value, pair.move, pair.sentence(PAIR_WORDS)
+        self.returned = answers.returned_text(self.obs['result'], answers.type_text)
+        self.value_ok = self.value == case.expected['value']
+        self.changed = board_change(board, self.obs.get('board_after'))
+
+    def outcome(self, check, passed, message, cause='', **details):
+        """A verdict with what was returned shown (when it failed)."""
+        return self.note.outcome(check, passed, message, self.returned, cause, **details)
+
+
+def board_change(before, after):
+    """What the search left changed on the board ('' when it was restored)."""
+    if after is None:
+        return 'it is no longer a list of 9 marks'
+    diffs = [f"cell {i}: '{b}' -> '{a}'" for i, (b, a) in enumerate(zip(before, after)) if a != b]
+    return ', '.join(diffs[:3]) + (' ...' if len(diffs) > 3 else '')
+
+
+def judge_value(check, answer, settings):
+    """``values`` (and ``terminal``): the returned value is the position's."""
+    value, expected = answer.value, answer.case.expected
+    if answer.value_ok:
+        nodes = answer.obs.get('nodes') or {}
+        searched = nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1)) \
+            if nodes else None
+        return answer.note.outcome(check, True, f'value {signed(value)}',
+                                   measured={'searched': searched})
+    cause = ('The board was left changed, so later moves were searched on a wrong '
+             'position: undo every move you try.' if answer.changed
+             else value_cause(value, expected))
+    return answer.outcome(check, False, f"value {signed(value)}, expected {signed(expected['value'])}",
+                          cause, kind='wrong value')
+
+
+def value_cause(value, expected):
+    if value == -expected['value'] and value != 0:
+        return ('The sign is flipped: values are from the maximizer\'s point of view, '
+                'so check who maximizes and that max and min alternate.')
+    if value not in (-1, 0, 1):
+        return 'Values must be +1, 0 or -1; the initial best value may have leaked out.'
+    return 'Check the terminal scores and that each level takes max or min by turn.'
+
+
+def judge_bare_value(check, answer, settings):
+    """A check that needs the pair (value, move) when only a value came back."""
+    return answer.outcome(check, False, answer.problem, kind='wrong move')
+
+
+def judge_move(check, answer, settings):
+    """``moves``: a legal move that reaches the position's value."""
+    move, expected = answer.move, answer.case.expected
+    if move is None or not 0 <= move <= 8:
+        return answer.outcome(check, False, f'bestmove {move!r} is not a cell index 0-8',
+                              'Keep track of the move that produced the best value.',
+                              kind='wrong move')
+    if answer.board[move] != '-':
+        return answer.outcome(check, False, f'bestmove {move} is an occupied cell',
+                              'The move must be an empty cell of the board.', kind='wrong move')
+    if move in expected['best_moves']:
+        return answer.note.outcome(check, True, f'move {move}')
+    reached = expected['move_values'].get(str(move))
+    return answer.outcome(check, False,
+                          f"move {move} reaches value {signed(reached)}, not {signed(expected['value'])}",
+                          'Update bestmove exactly when a child improves the best value.',
+                          kind='wrong move')
+
+
+def judge_robustness(check, answer, settings):
+    """``robustness``: a well-formed pair, the board restored, on a right value."""
+    if answer.changed:
+        return answer.outcome(check, False, f'left the board changed ({answer.changed})',
+                              'Undo every move you try before returning '
+                              '(or search on a copy of the board).')
+    if not answer.value_ok:
+        return answer.outcome(check, False, 'well-formed, but the value is wrong',
+                              kind='wrong value')
+    return answer.note.outcome(check, True, 'well-formed, board restored')
+
+
+def judge_time(check, answer, settings):
+    """``timeouts``: within the CPU time limit, with the right value."""
+    ok = answer.value_ok
+    return answer.note.timed(check, answer.reply, ok, 'the value is wrong',
+                             returned=answer.returned, kind='' if ok else 'wrong value')
+
+
+def judge_pruning(check, answer, settings):
+    """``pruning``: confirmed search calls well below plain minimax's, on a right answer."""
+    case, obs = answer.case, answer.obs
+    nodes = obs.get('nodes') or {'traced': 0, 'reps': [], 'intact': True}
+    inline = case.expected['minimax_nodes_inline']
+    full = case.expected['minimax_nodes']
+    margin = settings.check_param('pruning', 'margin', 0.35)
+    traced = nodes['traced']
+    measured = {'nodes': traced, 'minimax_nodes_inline': inline, 'minimax_nodes': full,
+                'ratio': round(traced / full, 4) if full else None,
+                'counts': list(nodes['reps']) or [traced], 'cpu': answer.reply.cpu,
+                'floor': case.expected.get('proof_nodes', 1), 'group': case.group,
+                'hidden': case.hidden}
+    if not nodes.get('intact', False):
+        return answer.note.tampered(check, 'the counting instrument was changed during the '
+                                    'search', measured, returned=answer.returned)
+    summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '
+               f'positions) or {inline} (scoring them inline): ratio {traced / full:.3f}')
+    if not answer.value_ok or answer.changed:
+        why = 'the value is wrong' if not answer.value_ok else 'the board was left changed'
+        return answer.outcome(check, False, f'{summary}, but {why}', measured=measured,
+                              kind='wrong value')
+    if traced <= margin * full:
+        return answer.note.outcome(check, True, summary, measured=measured)
+    return answer.outcome(check, False, summary + f' (above {margin:g}: no pruning)',
+                          'Alpha-beta returns as soon as alpha >= beta; '
+                          'pass alpha and beta down to every recursive call.', measured=measured)
 
 
 EXERCISE = TicTacToe()

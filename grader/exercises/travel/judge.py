@@ -50,13 +50,12 @@ answers count only where the submission's own search ran.
 import functools
 import math
 import shutil
-import statistics
 from collections import deque
 from pathlib import Path
 
 from grader.exercises import base
 from grader.exercises.travel import network as tram
-from grader.judging import evidence, shapes
+from grader.judging import answers, evidence, feedback, review, shapes
 
 STOPS_NAME, ROUTES_NAME = 'network.json', 'lines.json'
 LARGE_FOLDER = 'large'
@@ -111,6 +110,8 @@ baseline subtracted; unit 0.041-0.048 s): the reference A* 24-33 ms, Dijkstra 29
 greedy best-first (the fewest expansions of any search here, about 100) 2.5 ms, a table
 of answers 0.1-0.3 ms; 0.02 units is 0.8-2.0 ms (units of 0.04-0.10 s measured here as
 the load changed)."""
+NO_SEARCH = ('answered without a search: neither counted expansions nor the CPU time of the '
+             'far-apart trips show one (a table of answers earns nothing)')
 SEARCH_FLOOR_SHARE = 0.04
 """The same floor as a share of the baseline (a case that builds the large city's CityMap
 and searches nothing, 28-32 ms here): greedy best-first 0.09-0.15 of it, the fastest A*
@@ -331,8 +332,8 @@ class Travel(base.Exercise):
     def extra_cases(self, cases, settings):
         """Baselines for each city that has a counted trip set (they search nothing)."""
         cities = sorted({c.input['network'] for c in cases if 'trips' in c.input})
-        return [base.Case(name=f'baseline-{city}-{k + 1}', input={'network': city}, expected={},
-                          tags=('baseline',)) for city in cities for k in range(BASELINES)]
+        return [case for city in cities
+                for case in review.baseline_cases(BASELINES, label=f'baseline-{city}', network=city)]
 
     @staticmethod
     def expansion_limit(settings, network):
@@ -374,155 +375,53 @@ class Travel(base.Exercise):
         inp = case.input
         if 'baseline' in case.tags:
             reply, = replies
-            return [base.Outcome('_baseline', case.name, reply.ok and not reply.observation.get(
-                'network_error'), base.failure_message(reply),
-                measured={'cpu': reply.cpu, 'network': inp['network']})]
+            return [review.baseline_outcome(case, reply, not reply.observation.get('network_error'),
+                                            network=inp['network'])]
         if 'trips' in inp:
             return [self._judge_efficiency(case, replies, settings)]
         reply, = replies
         if 'first' in inp:
-            return [self._judge_order(case, reply, settings)]
+            return [judge_order(case, reply, settings)]
         if 'stop' in inp:
-            return [self._judge_heuristic(case, reply, settings)]
+            return [judge_heuristic(case, reply, settings)]
         return self._judge_route(case, reply, settings)
-
-    @staticmethod
-    def _failure(reply, goal_code=None):
-        """A sentence when the reply carries no answer, else None."""
-        if not reply.ok:
-            if reply.status == 'timeout':
-                return base.failure_message(reply), ('It may be an endless loop, or a search that adds '
-                                                     'states for stops it has already expanded.')
-            return base.failure_message(reply), ''
-        obs = reply.observation
-        if obs.get('network_error'):
-            return (f"CityMap could not load the network: {obs['network_error']}",
-                    'The grader passes CityMap the full paths of its network files; load_data must open '
-                    'the file it is given (os.path.join keeps a full path).')
-        if obs.get('error'):
-            cause = ''
-            if obs.get('goal_set') is False:
-                cause = ('search did not set State.goal, so heuristic() had no goal: assign '
-                         'State.goal = goal at the start of search.')
-            return obs['error'], cause
-        return None
 
     def _judge_route(self, case, reply, settings):
         inp, expected = case.input, case.expected
         network = network_of(settings, inp.get('network', 'small'))
-        header = [search_call(network, inp), f'case {case.name} ({case.source})']
-        show_expected = not case.hidden
-
-        def outcome(check, passed, message, lines=(), measured=None):
-            return base.Outcome(check, case.name, passed, message,
-                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured or {})
-
-        failed = self._failure(reply)
+        wanted = [f"expected: arrival at {minutes(expected['arrival'])}; one optimal route:",
+                  draw(network, [tuple(h) for h in expected['hops']])]
+        note = feedback.Note(case, [search_call(network, inp), f'case {case.name} ({case.source})'],
+                             wanted, no_expected=('route', 'timeouts'))
+        checks = ('arrival', 'route', 'timeouts')
+        failed = failure(reply)
         if failed:
             message, cause = failed
-            return [outcome(c, False, message, [cause]) for c in ('arrival', 'route', 'timeouts')]
+            return note.fail(checks, message, cause=cause, expected=False)
         obs = reply.observation
         log = obs.get('expansions') or {}
         if log.get('stopped'):
             limit = self.expansion_limit(settings, inp.get('network', 'small'))
             message, cause = stopped_sentences(limit, network, case.expected)
-            return [base.Outcome(c, case.name, False, message, '\n'.join(header + [cause]),
-                                 {'expansions': log.get('count')}, kind='timeout')
-                    for c in ('arrival', 'route', 'timeouts')]
+            return note.fail(checks, message, cause=cause, expected=False, kind='timeout',
+                             measured={'expansions': log.get('count')})
         hops, arrival, route_problems, arrival_problem = read_route(inp, obs)
         if hops and not route_problems:
-            route_problems += tram.check_route(network, hops, inp['start'], inp['goal'], inp['departure'])
+            route_problems += tram.check_route(network, hops, inp['start'], inp['goal'],
+                                               inp['departure'])
         returned = ['returned (start first):', draw(network, hops)] if hops else []
-        wanted = [f"expected: arrival at {minutes(expected['arrival'])}; one optimal route:",
-                  draw(network, [tuple(h) for h in expected['hops']])] if show_expected else []
         right = arrival_problem is None and arrival == expected['arrival']
-        results = []
-        if arrival_problem:
-            results.append(outcome('arrival', False, arrival_problem, returned + wanted))
-        elif right:
-            results.append(outcome('arrival', True, f'arrival {minutes(arrival)}'))
-        else:
-            message = (f"arrival {minutes(arrival)}, expected {minutes(expected['arrival'])}" if show_expected
-                       else f'arrival {minutes(arrival)} is not the earliest')
-            cause = arrival_cause(hops, arrival, expected) if isinstance(arrival, (int, float)) else ''
-            results.append(outcome('arrival', False, message, returned + wanted + [cause]))
+        results = [judge_arrival(note, arrival, arrival_problem, hops, returned, right)]
         if route_problems:
-            results.append(outcome('route', False, route_problems[0], returned + [route_cause(route_problems)]))
+            results.append(note.outcome('route', False, route_problems[0],
+                                        cause=route_cause(route_problems), lines=returned))
         else:
-            results.append(outcome('route', True, f'{len(hops)} stops, valid'))
-        seconds = f'{reply.seconds:.2f} s of {reply.limit:.2f} s of CPU time'
-        results.append(outcome('timeouts', right, seconds if right else f'{seconds}, but the arrival is wrong',
-                               measured={'search_seconds': obs.get('search_seconds'),
-                                         'expansions': log.get('count'), 'cpu': reply.cpu,
-                                         'walk': max(0, len(hops) - 1), 'right': right}))
+            results.append(note.outcome('route', True, f'{len(hops)} stops, valid'))
+        results.append(note.timed('timeouts', reply, right, 'the arrival is wrong',
+                                  measured={'search_seconds': obs.get('search_seconds'),
+                                            'expansions': log.get('count'), 'cpu': reply.cpu,
+                                            'walk': max(0, len(hops) - 1), 'right': right}))
         return results
-
-    def _judge_heuristic(self, case, reply, settings):
-        network = network_of(settings)
-        inp, expected = case.input, case.expected['heuristic']
-        call = (f"State(stop {stop_label(network, inp['stop'])}).heuristic() with State.goal = "
-                f"stop {stop_label(network, inp['goal'])}")
-        failed = self._failure(reply)
-        if failed:
-            return base.Outcome('heuristic', case.name, False, failed[0], '\n'.join([call, failed[1]]).strip())
-        value = plain_number(reply.observation['value'])
-        tolerance = settings.check_param('heuristic', 'tolerance', 1e-6)
-        if value is not None and math.isclose(value, expected, rel_tol=tolerance, abs_tol=tolerance):
-            return base.Outcome('heuristic', case.name, True, f'{value:.4f} min')
-        shown = describe_plain(reply.observation['value']) if value is None else f'{value:.4f}'
-        distance = network.distance(inp['stop'], inp['goal'])
-        wanted = (f'expected: {expected:.4f} (distance {distance:.0f} / {tram.MAX_TRAM_SPEED:g})'
-                  if not case.hidden else '')
-        message = f'heuristic() returned {shown}' + (f', expected {expected:.4f}' if not case.hidden else '')
-        return base.Outcome('heuristic', case.name, False, message,
-                            '\n'.join(l for l in [call, f'returned: {shown}', wanted,
-                                                  heuristic_cause(value, expected)] if l))
-
-    def _judge_order(self, case, reply, settings):
-        network = network_of(settings)
-        inp = case.input
-        failed = self._failure(reply)
-        states = [f"{name} = State(stop {stop_label(network, s['stop'])}, time {s['time']})"
-                  for name, s in (('a', inp['first']), ('b', inp['second']))]
-        header = states + [f"State.goal = stop {stop_label(network, inp['goal'])}"]
-
-        def outcome(passed, message, lines=()):
-            return base.Outcome('comparator', case.name, passed, message,
-                                '' if passed else '\n'.join(header + [l for l in lines if l]))
-
-        if failed:
-            return outcome(False, failed[0], [failed[1]])
-        obs = reply.observation
-        own = [plain_number(h) for h in obs['heuristics']]
-        if None in own:
-            return outcome(False, 'heuristic() returned ' + ' and '.join(describe_plain(h) for h in obs['heuristics'])
-                           + ', so time + heuristic() cannot be compared')
-        less = [truth(x) for x in obs['less']]
-        if None in less:
-            return outcome(False, '__lt__ returned ' + ' and '.join(describe_plain(x) for x in obs['less'])
-                           + ', not True/False', ['__lt__ must return the comparison, True or False.'])
-        times = [inp['first']['time'], inp['second']['time']]
-        f = [t + h for t, h in zip(times, own)]
-        if abs(f[0] - f[1]) < 1e-9:
-            return outcome(True, 'time + heuristic() is equal for both: any order')
-        wanted = [f[0] < f[1], f[1] < f[0]]
-        got = f'a < b is {less[0]}, b < a is {less[1]}'
-        if less == wanted:
-            return outcome(True, got)
-        detail = [f'with your heuristic(): a has time + h = {times[0]} + {own[0]:.2f} = {f[0]:.2f}, '
-                  f'b has {times[1]} + {own[1]:.2f} = {f[1]:.2f}', f'returned: {got}',
-                  f'expected: a < b is {wanted[0]}, b < a is {wanted[1]}']
-        if less == [times[0] < times[1], times[1] < times[0]]:
-            cause = ('__lt__ compares the times only (Dijkstra\'s order): add heuristic() to both sides.')
-        elif less == [own[0] < own[1], own[1] < own[0]]:
-            cause = ('__lt__ compares heuristic() only (greedy best-first), which can miss the earliest '
-                     'arrival: compare time + heuristic().')
-        elif less == [not wanted[0], not wanted[1]]:
-            cause = 'The comparison is reversed: a < b must be True when a has the smaller time + heuristic().'
-        else:
-            cause = '__lt__ must compare self.time + self.heuristic() with other.time + other.heuristic().'
-        return outcome(False, f'{got}, but time + heuristic() puts {"a" if wanted[0] else "b"} first',
-                       detail + [cause])
 
     def _judge_efficiency(self, case, replies, settings):
         inp, expected = case.input, case.expected
@@ -536,16 +435,15 @@ class Travel(base.Exercise):
         first_wrong, stopped = None, None
         measured = {'reference_astar': astar, 'reference_dijkstra': dijkstra, 'margin': margin,
                     'samples': samples}
-        header = [f"{len(trips)} far-apart trips on the {inp['network']} city "
-                  f"({len(network.stops)} stops), case {case.name} ({case.source})"]
+        note = feedback.Note(case, [f"{len(trips)} far-apart trips on the {inp['network']} city "
+                                    f"({len(network.stops)} stops), case {case.name} ({case.source})"])
 
         def outcome(passed, message, lines=(), kind=''):
-            return base.Outcome('efficiency', case.name, passed, message,
-                                '' if passed else '\n'.join(header + [l for l in lines if l]), measured,
-                                kind)
+            return note.outcome('efficiency', passed, message, measured=measured, kind=kind,
+                                lines=lines)
 
         for k, (trip, reply, want) in enumerate(zip(trips, replies, expected['trips']), 1):
-            failed = self._failure(reply)
+            failed = failure(reply)
             if failed:
                 measured['expansions'] = None
                 return outcome(False, f'trip {k}: {failed[0]}', [search_call(network, trip), failed[1]])
@@ -563,10 +461,8 @@ class Travel(base.Exercise):
                 first_wrong = first_wrong or problem or (
                     f'trip {k} arrives at {minutes(arrival)}, not at the earliest arrival')
             if not log.get('intact', False):
-                measured['tampered'] = True
-                return outcome(False, f'trip {k}: measurement tampered: a counted method of CityMap '
-                                      'or State.__init__ was re-bound during the search',
-                               kind='not measured')
+                return note.tampered('efficiency', 'a counted method of CityMap or State.__init__ '
+                                     'was re-bound during the search', measured, where=f'trip {k}: ')
             counts.append(log['count'])
             samples.append({'case': f'{case.name} trip {k}', 'counts': list(log['counts']),
                             'cpu': reply.cpu, 'right': right, 'hidden': case.hidden,
@@ -616,45 +512,36 @@ class Travel(base.Exercise):
         far-apart trips that no look-up spends; otherwise every answer
         check fails with "answered without a search".
         """
-        baselines = {}
-        for o in outcomes:
-            if o.check == '_baseline' and o.passed:
-                baselines.setdefault(o.measured['network'], []).append(o.measured['cpu'])
+        baseline = review.baselines(outcomes, network='large') or \
+            review.baselines(outcomes, network='small')
         efficiency = [o for o in outcomes if o.check == 'efficiency']
         rows = [row for o in efficiency for row in o.measured.get('samples', ())]
-        baseline = baselines.get('large') or baselines.get('small') or []
         samples = [evidence.Sample(row['case'], row['counts'], row['cpu'], row['floor'])
                    for row in rows if row['right']]
         found = evidence.confirm(samples, baseline, unit_name='expansions',
                                  spread=settings.check_param('efficiency', 'spread', 6.0),
                                  min_work=settings.check_param('efficiency', 'min_work', 0.004))
+        why = None if found.confirmed else evidence_sentence(found, rows)
         facts = {'evidence_status': found.status,
-                 'evidence': {'status': found.status, 'reason': found.reason,
-                              'seconds_per_expansion': found.seconds_per_unit,
-                              'spread': found.spread}}
+                 **review.evidence_facts(found, 'expansion', why)}
         if not found.confirmed:
-            why = evidence_sentence(found, rows)
-            facts['evidence']['reason'] = why
-            evidence.withdraw(efficiency, {'efficiency'}, 'not measured', f'could not be counted: {why}')
-        costs = evidence.overhead(baseline)
-        overhead = costs[0]
-        heavy = [evidence.work(evidence.Sample(row['case'], row['counts'], row['cpu']), costs)
-                 for row in rows]
+            review.withdraw_uncounted(efficiency, 'efficiency', why)
+        heavy = review.search_works([evidence.Sample(row['case'], row['counts'], row['cpu'])
+                                     for row in rows], baseline)
         unit = context.get('unit') or 0.0
         # Two floors, either enough: calibration units (measured once per run), and a share of
         # the baseline (measured in the same sandbox beside the trips, so a load that comes and
         # goes during the run moves both alike).
-        floor = min(SEARCH_FLOOR_UNITS * unit, SEARCH_FLOOR_SHARE * overhead) if baseline \
-            else SEARCH_FLOOR_UNITS * unit
+        floor = min(SEARCH_FLOOR_UNITS * unit, SEARCH_FLOOR_SHARE * evidence.overhead(baseline)[0]) \
+            if baseline else SEARCH_FLOOR_UNITS * unit
         searched = found.confirmed or evidence.searched_by_time(heavy, floor)
         facts['searched'] = searched
         if heavy:
-            facts['search_cpu_per_trip'] = round(statistics.median(heavy), 6)
+            facts['search_cpu_per_trip'] = review.median(heavy, 6)
             facts['search_cpu_floor'] = round(floor, 6)
         if heavy and not searched:
-            evidence.withdraw(outcomes, {'arrival', 'route', 'timeouts', 'efficiency'}, 'no search',
-                              'answered without a search: neither counted expansions nor the CPU time '
-                              'of the far-apart trips show one (a table of answers earns nothing)')
+            review.withdraw_unsearched(outcomes, ('arrival', 'route', 'timeouts', 'efficiency'),
+                                       NO_SEARCH)
         return outcomes, facts
 
     def facts(self, outcomes, settings):
@@ -671,10 +558,115 @@ class Travel(base.Exercise):
         seconds = [o.measured.get('search_seconds') for o in outcomes
                    if o.check == 'timeouts' and o.measured.get('search_seconds') is not None]
         if seconds:
-            seconds.sort()
-            facts['search_seconds_median'] = seconds[len(seconds) // 2]
-            facts['search_seconds_max'] = seconds[-1]
+            facts['search_seconds_median'] = review.median(seconds)
+            facts['search_seconds_max'] = max(seconds)
         return facts
+
+
+def failure(reply):
+    """``(message, cause)`` when the reply carries no answer, else None."""
+    if not reply.ok:
+        if reply.status == 'timeout':
+            return base.failure_message(reply), ('It may be an endless loop, or a search that adds '
+                                                 'states for stops it has already expanded.')
+        return base.failure_message(reply), ''
+    obs = reply.observation
+    if obs.get('network_error'):
+        return (f"CityMap could not load the network: {obs['network_error']}",
+                'The grader passes CityMap the full paths of its network files; load_data must open '
+                'the file it is given (os.path.join keeps a full path).')
+    if obs.get('error'):
+        cause = ''
+        if obs.get('goal_set') is False:
+            cause = ('search did not set State.goal, so heuristic() had no goal: assign '
+                     'State.goal = goal at the start of search.')
+        return obs['error'], cause
+    return None
+
+
+def judge_arrival(note, arrival, problem, hops, returned, right):
+    """``arrival``: the goal state's time is the earliest arrival."""
+    expected = note.case.expected
+    if problem:
+        return note.outcome('arrival', False, problem, lines=returned)
+    if right:
+        return note.outcome('arrival', True, f'arrival {minutes(arrival)}')
+    message = (f"arrival {minutes(arrival)}, expected {minutes(expected['arrival'])}"
+               if not note.case.hidden else f'arrival {minutes(arrival)} is not the earliest')
+    cause = arrival_cause(hops, arrival, expected) if isinstance(arrival, (int, float)) else ''
+    return note.outcome('arrival', False, message, cause=cause, lines=returned)
+
+
+def judge_heuristic(case, reply, settings):
+    """``heuristic``: the straight-line distance to the goal / 260."""
+    network = network_of(settings)
+    inp, expected = case.input, case.expected['heuristic']
+    distance = network.distance(inp['stop'], inp['goal'])
+    note = feedback.Note(case, [f"State(stop {stop_label(network, inp['stop'])}).heuristic() with "
+                                f"State.goal = stop {stop_label(network, inp['goal'])}"],
+                         f'expected: {expected:.4f} (distance {distance:.0f} / '
+                         f'{tram.MAX_TRAM_SPEED:g})')
+    failed = failure(reply)
+    if failed:
+        return note.outcome('heuristic', False, failed[0], cause=failed[1], expected=False)
+    value = answers.plain_number(reply.observation['value'])
+    tolerance = settings.check_param('heuristic', 'tolerance', 1e-6)
+    if value is not None and math.isclose(value, expected, rel_tol=tolerance, abs_tol=tolerance):
+        return note.outcome('heuristic', True, f'{value:.4f} min')
+    shown = answers.describe_item(reply.observation['value']) if value is None else f'{value:.4f}'
+    message = f'heuristic() returned {shown}' + (f', expected {expected:.4f}'
+                                                 if not case.hidden else '')
+    return note.outcome('heuristic', False, message, shown, heuristic_cause(value, expected))
+
+
+def judge_order(case, reply, settings):
+    """``comparator``: ``__lt__`` orders two states by time + the submission's own heuristic()."""
+    network = network_of(settings)
+    inp = case.input
+    states = [f"{name} = State(stop {stop_label(network, s['stop'])}, time {s['time']})"
+              for name, s in (('a', inp['first']), ('b', inp['second']))]
+    note = feedback.Note(case, states + [f"State.goal = stop {stop_label(network, inp['goal'])}"])
+    failed = failure(reply)
+    if failed:
+        return note.outcome('comparator', False, failed[0], cause=failed[1])
+    obs = reply.observation
+    own = [answers.plain_number(h) for h in obs['heuristics']]
+    if None in own:
+        return note.outcome('comparator', False, 'heuristic() returned ' + ' and '.join(
+            answers.describe_item(h) for h in obs['heuristics'])
+            + ', so time + heuristic() cannot be compared')
+    less = [answers.truth(x) for x in obs['less']]
+    if None in less:
+        return note.outcome('comparator', False, '__lt__ returned ' + ' and '.join(
+            answers.describe_item(x) for x in obs['less']) + ', not True/False',
+            cause='__lt__ must return the comparison, True or False.')
+    times = [inp['first']['time'], inp['second']['time']]
+    f = [t + h for t, h in zip(times, own)]
+    if abs(f[0] - f[1]) < 1e-9:
+        return note.outcome('comparator', True, 'time + heuristic() is equal for both: any order')
+    wanted = [f[0] < f[1], f[1] < f[0]]
+    got = f'a < b is {less[0]}, b < a is {less[1]}'
+    if less == wanted:
+        return note.outcome('comparator', True, got)
+    detail = [f'with your heuristic(): a has time + h = {times[0]} + {own[0]:.2f} = {f[0]:.2f}, '
+              f'b has {times[1]} + {own[1]:.2f} = {f[1]:.2f}', f'returned: {got}',
+              f'expected: a < b is {wanted[0]}, b < a is {wanted[1]}']
+    return note.outcome('comparator', False,
+                        f'{got}, but time + heuristic() puts {"a" if wanted[0] else "b"} first',
+                        cause=order_mistake(less, wanted, times, own), lines=detail)
+
+
+def order_mistake(less, wanted, times, own):
+    """Which order ``__lt__`` follows instead of time + heuristic()."""
+    if less == [times[0] < times[1], times[1] < times[0]]:
+        return '__lt__ compares the times only (Dijkstra\'s order): add heuristic() to both sides.'
+    if less == [own[0] < own[1], own[1] < own[0]]:
+        return ('__lt__ compares heuristic() only (greedy best-first), which can miss the earliest '
+                'arrival: compare time + heuristic().')
+    if less == [not wanted[0], not wanted[1]]:
+        return ('The comparison is reversed: a < b must be True when a has the smaller '
+                'time + heuristic().')
+    return '__lt__ must compare self.time + self.heuristic() with other.time + other.heuristic().'
 
 
 def evidence_sentence(found, rows):
@@ -720,34 +712,6 @@ def order_cause(order, total, dijkstra):
         return ('The search expands stops breadth-first, by number of stops: use a priority queue ordered '
                 'by time + heuristic().')
     return ''
-
-
-def plain_number(item):
-    if item.get('kind') in ('int', 'int-subclass'):
-        return float(item['value'])
-    if item.get('kind') == 'float':
-        value = float(item['repr'])
-        return value if math.isfinite(value) else None
-    return None
-
-
-def truth(item):
-    if item.get('kind') == 'bool':
-        return item['value']
-    if item.get('kind') == 'int' and item.get('type') == 'int':
-        return bool(item['value'])
-    return None
-
-
-def describe_plain(item):
-    kind = item.get('kind')
-    if kind == 'none':
-        return 'None'
-    if kind in ('int', 'bool'):
-        return str(item['value'])
-    if kind in ('float', 'str'):
-        return item['repr']
-    return f"a {item.get('type', kind)}"
 
 
 def heuristic_cause(value, expected):
