@@ -33,7 +33,8 @@ def _add_outputs(p):
                    help='sandboxed workers at once: exercises, and cases given their own '
                         'worker in grading.yaml (default: one per core)')
     p.add_argument('--color', choices=('auto', 'always', 'never'), default='auto',
-                   help='colour the terminal report (default: only on a terminal; NO_COLOR is honoured)')
+                   help='colour the terminal report (default: only on a terminal; '
+                        'NO_COLOR is honoured)')
 
 
 def iso_time(text):
@@ -61,7 +62,8 @@ def parser(light=False):
     """
     top = argparse.ArgumentParser(prog='grader', description='Grade search exercises in a sandbox.')
     top.add_argument('--version', action='version', version=f'grader {__version__}')
-    top.add_argument('--config', metavar='FILE', help='grading.yaml to use (default: found upward from here)')
+    top.add_argument('--config', metavar='FILE',
+                     help='grading.yaml to use (default: found upward from here)')
     sub = top.add_subparsers(dest='command', required=True)
 
     p = sub.add_parser('check', help='self-check the submission in a folder (public checks)')
@@ -73,7 +75,8 @@ def parser(light=False):
     p = sub.add_parser('grade', help='grade a submission folder (all checks, hidden included)')
     p.add_argument('path', help='submission folder')
     p.add_argument('--assignment', help="assignment name, or 'all': every assignment whose files "
-                                        'are found, one report file each (default: the first found)')
+                                        'are found, one report file each '
+                                        '(default: the first found)')
     p.add_argument('--submitted-at', metavar='TIME', type=iso_time,
                    help='ISO 8601 submission time, for the late penalty')
     _add_outputs(p)
@@ -81,9 +84,11 @@ def parser(light=False):
     p = sub.add_parser('fixtures', help='regenerate or verify expected answers from the reference')
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument('--regenerate', action='store_true', help='recompute every expected block')
-    group.add_argument('--verify', action='store_true', help='check every expected block against the reference')
+    group.add_argument('--verify', action='store_true',
+                       help='check every expected block against the reference')
     p.add_argument('--exercise', action='append', help='only this exercise (repeatable)')
-    p.add_argument('--create', action='store_true', help='make missing fixture files from the oracle')
+    p.add_argument('--create', action='store_true',
+                   help='make missing fixture files from the oracle')
 
     sub.add_parser('doctor', help='show isolation layers, calibration and policy')
 
@@ -183,7 +188,7 @@ def _grade(args, include_hidden):
 
 def _grade_started(args, include_hidden):
     from grader import config
-    from grader.sandbox import layers, spare
+    from grader.sandbox import layers, session
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
@@ -193,7 +198,7 @@ def _grade_started(args, include_hidden):
         print(f'grader: note: {note}', file=sys.stderr)
     sandbox = config.sandbox_settings(document[1])
     isolation = layers.detect(sandbox)
-    spare.start(isolation, sandbox)
+    session.start_spare(isolation, sandbox)
     policy = config.load(document=document)
     from grader import engine
     requested = args.assignment or (engine.ALL if not include_hidden else None)
@@ -229,9 +234,9 @@ def write_reports(results, args, job_summary=False):
 
     ``results`` holds one :class:`~grader.model.Result` per assignment graded;
     with several, or with ``--assignment all``, each report file is written
-    once per assignment, named by :func:`per_assignment`.  With ``job_summary`` and $GITHUB_STEP_SUMMARY
-    set, the Markdown summary is appended there too (GitHub Actions shows it
-    on the run's page).
+    once per assignment, named by :func:`per_assignment`.  With ``job_summary``
+    and $GITHUB_STEP_SUMMARY set, the Markdown summary is appended there too
+    (GitHub Actions shows it on the run's page).
     """
     import importlib
 

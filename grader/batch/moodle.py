@@ -185,8 +185,20 @@ def _roles(header, rows):
         roles['id'] = header[0]
         if len(header) > 1:
             roles.setdefault('name', header[1])
-    # A date column: mostly dates (a value that does not parse is reported when
-    # read, never taken for "no time"), or only Moodle's "-".
+    _date_roles(roles, header, values)
+    for i, column in enumerate(header[2:], 2):
+        if 'email' not in roles and values[column] and all('@' in v for v in values[column] if v) \
+                and any(values[column]):
+            roles['email'] = column
+    return roles
+
+
+def _date_roles(roles, header, values):
+    """Add the roles found by the date columns: submitted, grade, max, graded, feedback.
+
+    A date column is mostly dates (a value that does not parse is reported
+    when read, never taken for "no time"), or only Moodle's "-".
+    """
     dates, real = [], []
     for i, column in enumerate(header):
         cells = [v for v in values[column] if v]
@@ -198,21 +210,17 @@ def _roles(header, rows):
                 real.append(i)
     if real:
         dates = [i for i in dates if i >= real[0]]
-    if dates:
-        submitted = dates[0]
-        roles.setdefault('submitted', header[submitted])
-        if submitted >= 4:
-            roles.setdefault('grade', header[submitted - 3])
-            roles.setdefault('max', header[submitted - 2])
-        if len(dates) > 1:
-            roles.setdefault('graded', header[dates[-1]])
-            if dates[-1] + 1 < len(header):
-                roles.setdefault('feedback', header[dates[-1] + 1])
-    for i, column in enumerate(header[2:], 2):
-        if 'email' not in roles and values[column] and all('@' in v for v in values[column] if v) \
-                and any(values[column]):
-            roles['email'] = column
-    return roles
+    if not dates:
+        return
+    submitted = dates[0]
+    roles.setdefault('submitted', header[submitted])
+    if submitted >= 4:
+        roles.setdefault('grade', header[submitted - 3])
+        roles.setdefault('max', header[submitted - 2])
+    if len(dates) > 1:
+        roles.setdefault('graded', header[dates[-1]])
+        if dates[-1] + 1 < len(header):
+            roles.setdefault('feedback', header[dates[-1] + 1])
 
 
 def filled(sheet, records):

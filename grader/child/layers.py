@@ -128,7 +128,7 @@ _LIBRARIES = {'c': 'libc.so.6', 'seccomp': 'libseccomp.so.2'}
 
 
 def _find_library(name):
-    """``ctypes.util.find_library`` for the libraries pyseccomp asks for, without running programs."""
+    """``ctypes.util.find_library`` for pyseccomp's libraries, without running programs."""
     if name in _LIBRARIES:
         return _LIBRARIES[name]
     import importlib

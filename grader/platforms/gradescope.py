@@ -52,7 +52,8 @@ apt-get update -qq
 # bubblewrap and libseccomp: the sandbox's strongest isolation level
 apt-get install -y -qq python3 python3-venv python3-pip bubblewrap libseccomp2
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
-  echo "setup.sh: the grader needs Python 3.9 or newer; choose the Ubuntu 22.04 (or newer) base image" >&2
+  echo "setup.sh: the grader needs Python 3.9 or newer;" \
+    "choose the Ubuntu 22.04 (or newer) base image" >&2
   exit 1
 }
 python3 -m venv /autograder/venv
@@ -77,7 +78,9 @@ GRADER_AUTOGRADER_ROOT="$ROOT" PYTHONPATH="$SOURCE${PYTHONPATH:+:$PYTHONPATH}" \
   "$PYTHON" -m grader.platforms.gradescope
 if [ ! -s "$RESULTS" ]; then
   echo "run_autograder: the grader wrote no results; writing a result that says so" >&2
-  printf '%s\n' '{"score": 0, "output": "The autograder could not grade this submission. This is a problem of the grader, not of your code: the course staff can see what happened, please tell them.", "stdout_visibility": "hidden", "tests": []}' > "$RESULTS"
+  printf '%s\n' '{"score": 0, "output": "The autograder could not grade this submission. '\
+'This is a problem of the grader, not of your code: the course staff can see what happened, '\
+'please tell them.", "stdout_visibility": "hidden", "tests": []}' > "$RESULTS"
 fi
 exit 0
 '''

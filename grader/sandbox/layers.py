@@ -128,7 +128,8 @@ class _BwrapProbe:
         self.bwrap, self.problem, self.proc = '', '', None
         if _BwrapProbe.known is not None:
             return
-        bwrap = shutil.which('bwrap', path='/usr/bin:/bin:/usr/local/bin:' + os.environ.get('PATH', ''))
+        bwrap = shutil.which('bwrap',
+                             path='/usr/bin:/bin:/usr/local/bin:' + os.environ.get('PATH', ''))
         if not bwrap:
             self.problem = 'bubblewrap (bwrap) is not installed; scripts/system-deps.sh installs it'
             return
@@ -161,7 +162,8 @@ class _BwrapProbe:
                 raise
         if proc.returncode != 0:
             why = stderr.decode('utf-8', 'replace').strip().splitlines()
-            return '', f'{bwrap} cannot create namespaces here ({why[-1] if why else proc.returncode})'
+            reason = why[-1] if why else proc.returncode
+            return '', f'{bwrap} cannot create namespaces here ({reason})'
         return bwrap, ''
 
 
