@@ -17,8 +17,7 @@ import pytest
 
 from grader import cli, config
 from grader.sandbox import layers, spare
-from grader.sandbox.session import SandboxSettings, Session
-
+from grader.sandbox.session import SandboxSettings, Session, start_spare
 from gradertest import ROOT, SUBMISSIONS
 
 ISOLATION = layers.detect()
@@ -44,7 +43,7 @@ def session(folder, settings=None):
 
 
 def waiting_spare(settings=None):
-    spare.start(ISOLATION, settings or SandboxSettings())
+    start_spare(ISOLATION, settings or SandboxSettings())
     assert len(spare._spares) == 1
     return spare._spares[0]
 
