@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import yamlio
+from grader import scoring, yamlio
 from grader.errors import UserError
 from grader.sandbox.session import SandboxSettings
 
@@ -318,7 +318,6 @@ def _requirements(name, raw, origin):
 
 def _check_deadline(name, deadline, origin):
     """A late penalty's deadline must be a time :func:`grader.scoring.parse_time` reads."""
-    from grader import scoring
     try:
         scoring.parse_time(deadline)
     except UserError as error:

@@ -12,6 +12,8 @@ import contextlib
 import copy
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from grader import __version__, calibrate, fixtures, generated, scoring
@@ -86,7 +88,6 @@ class Run:
 
 
 def _public_only(settings):
-    from dataclasses import replace
     return replace(settings, hidden_fixtures=())
 
 
@@ -110,11 +111,6 @@ def pick_assignments(policy, submission_dir, requested=None):
         raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
                         submission_dir)
     return present if requested == ALL else present[:1]
-
-
-def pick_assignment(policy, submission_dir, requested=None):
-    """The one assignment to grade: the requested one, or the first whose files are present."""
-    return pick_assignments(policy, submission_dir, requested)[0]
 
 
 def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
@@ -167,7 +163,6 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
         return lane.run(run, submission_dir)
 
     if run.jobs > 1 and len(lanes) > 1:
-        from concurrent.futures import ThreadPoolExecutor
         # Each lane has its own sandboxed child; the parent only waits and judges.
         with ThreadPoolExecutor(max_workers=min(run.jobs, len(lanes))) as pool:
             done = list(pool.map(one, lanes))

@@ -28,10 +28,6 @@ def schema_name(exercise):
     return f'fixtures/{exercise}.schema.json'
 
 
-def schema_for(exercise):
-    return yamlio.schema(schema_name(exercise))
-
-
 def read(path, exercise, require_expected=True):
     """Validate one fixture file: ``(data, locator)``.
 
@@ -119,7 +115,7 @@ def leading_comments(path):
 
 def dump(path, exercise, oracle_name, cases):
     """Write ``cases`` to ``path``, keeping the file's own leading comments if it has any."""
-    import yaml
+    import yaml  # yaml is slow to import and only writing fixtures needs it here
     text = leading_comments(path) or HEADER.format(exercise=exercise, oracle=oracle_name)
     text += yaml.safe_dump({'exercise': exercise, 'cases': cases}, sort_keys=False,
                            width=1000, allow_unicode=True, default_flow_style=None)

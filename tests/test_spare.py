@@ -131,7 +131,7 @@ def test_check_gives_the_same_verdicts_with_and_without_the_spare(tmp_path, monk
     config = ['--config', str(ROOT / 'grading.yaml')]
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'a.json')]) == 0
     assert taken.count(True) == 1          # one lane adopted the spare, the other spawned
-    monkeypatch.setattr(spare, 'start', lambda isolation, settings: None)
+    monkeypatch.setattr('grader.sandbox.session.start_spare', lambda isolation, settings: None)
     taken.clear()
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'b.json')]) == 0
     assert taken and not any(taken)

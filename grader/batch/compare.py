@@ -29,10 +29,6 @@ def verdict(result):
     }
 
 
-def score_of(status, result):
-    return result['score'] if status == 'graded' and result else None
-
-
 def changes(old_status, old_result, new_status, new_result):
     """Sentences on what differs between two outcomes ([] when nothing does)."""
     if old_status != new_status:

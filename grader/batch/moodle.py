@@ -30,6 +30,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from grader.errors import UserError
+from grader.scoring import fmt
 
 ENGLISH = {'id': 'Identifier', 'name': 'Full name', 'email': 'Email address',
            'idnumber': 'ID number', 'status': 'Status', 'grade': 'Grade', 'max': 'Maximum Grade',
@@ -58,7 +59,7 @@ def parse_time(text):
         return datetime.fromisoformat(text.replace('Z', '+00:00')).isoformat()
     except ValueError:
         pass
-    import dateparser
+    import dateparser  # optional and slow to import: only for dates no format here reads
     when = dateparser.parse(text, languages=list(LANGUAGES),
                             settings={'PARSERS': ['absolute-time'],   # never "tomorrow"
                                       'STRICT_PARSING': True, 'DATE_ORDER': 'DMY',
@@ -133,7 +134,6 @@ class Worksheet:
         return found
 
     def format_grade(self, value):
-        from grader.scoring import fmt
         text = fmt(value)
         return text.replace('.', ',') if self.decimal == ',' else text
 
@@ -250,7 +250,6 @@ def filled(sheet, records):
 
 def grade_and_comment(record, maximum=None):
     """``(grade scaled to maximum or None, feedback comment)`` of one record."""
-    from grader.scoring import fmt
     if record.status != 'graded':
         reason = record.reason or 'not graded yet'
         return None, (f'Not graded automatically: {reason}. The course staff will look '
@@ -265,7 +264,6 @@ def grade_and_comment(record, maximum=None):
 
 def made(records):
     """``(header, rows)`` of a worksheet made from the participant ids (no Moodle one given)."""
-    from grader.scoring import fmt
     header = [ENGLISH[k] for k in ('id', 'name', 'email', 'status', 'grade', 'max',
                                    'changeable', 'submitted', 'graded', 'feedback')]
     rows = []

@@ -25,8 +25,6 @@ from grader.batch.gradebook import Gradebook, exists
 from grader.batch.progress import Progress
 from grader.errors import UserError
 
-FEEDBACK_STYLES = ('md', 'html', 'none')
-
 
 @dataclass
 class Settings:

@@ -28,6 +28,7 @@ Two instruments give the same counts:
 Either way the count is a claim made in the submission's own process: the
 judge confirms it with the CPU time the parent measures.
 """
+import collections
 import sys
 import types
 
@@ -313,7 +314,6 @@ class _Monitor:
             self.counter.intact = False
             return
         monitoring, events = sys.monitoring, sys.monitoring.events
-        import collections
         calls = self.calls = collections.defaultdict(int)
 
         def started(code, offset, _ident=_get_ident, _thread=_get_ident(), _calls=calls):

@@ -30,6 +30,7 @@ neither parses nor trusts.  A case process cannot imitate the runner: it
 never holds the parent's channel.
 """
 import builtins
+import importlib
 import io
 import os
 import select
@@ -37,8 +38,9 @@ import shutil
 import signal
 import sys
 import time
+import zipfile
 
-from grader.child import case, channel, source
+from grader.child import case, channel, layers, source
 
 MAX_REPLY = 8 * 1024 * 1024
 """Largest reply line a case process may send (bytes)."""
@@ -54,7 +56,7 @@ def main():
     except channel.Closed:
         os._exit(0)
     except BaseException:  # noqa: B036 - a runner failure: say what it was, on the real stderr
-        import traceback
+        import traceback  # only on a failure of the runner
         os.write(2, ('grader runner failed:\n' + traceback.format_exc()).encode('utf-8', 'replace'))
         os._exit(70)
 
@@ -62,7 +64,7 @@ def main():
 def _add_site_builtins():
     """``exit()`` and ``quit()``, which the site module adds and ``python -S`` leaves out."""
     if not hasattr(builtins, 'exit'):
-        import _sitebuiltins
+        import _sitebuiltins  # only under python -S
         eof = 'Ctrl-D (i.e. EOF)'
         builtins.exit = _sitebuiltins.Quitter('exit', eof)
         builtins.quit = _sitebuiltins.Quitter('quit', eof)
@@ -147,7 +149,6 @@ class Runner:
         archive = self.parent.block(hello.get('archive_bytes', 0))
         self.paths = hello['paths']
         self.unpack(archive)
-        from grader.child import layers
         try:
             applied, self.seccomp = layers.apply_runner(hello.get('layers', {}))
         except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
@@ -164,7 +165,6 @@ class Runner:
         runner = {'applied': applied, 'syntax_error': None, 'missing': []}
         self.stand_ins = {}
         self.compile_module(hello['module'], runner)
-        import importlib
         try:
             self.probe = importlib.import_module(hello['probe'])
         except ImportError as exc:
@@ -216,7 +216,6 @@ class Runner:
 
     def unpack(self, archive):
         """The submission's files into the pristine folder (not writable by the sandbox uid)."""
-        import zipfile
         pristine = self.paths['pristine']
         os.makedirs(pristine, exist_ok=True)
         if archive:

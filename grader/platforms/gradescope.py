@@ -32,11 +32,13 @@ import stat
 import subprocess
 import sys
 import tempfile
+import traceback
 import zipfile
 from pathlib import Path
 
 from grader import __version__
 from grader.errors import UserError
+from grader.report.files import write_text
 
 ROOT_VARIABLE = 'GRADER_AUTOGRADER_ROOT'
 SETTINGS = 'autograder.json'
@@ -101,7 +103,7 @@ def grader_source():
 def course_files(policy):
     """Paths of the course (relative to the policy's folder): grading.yaml, public and
     hidden fixtures, the data files the exercises name, and the reference folder."""
-    from grader.batch import bundle
+    from grader.batch import bundle  # on demand: only building the autograder zip needs it
     root = Path(policy.root).resolve()
     wanted = [Path(policy.path).resolve()]
     wanted += [Path(p).resolve() for p in bundle.course_files(policy)]
@@ -196,7 +198,6 @@ def _results(score, message, max_score=None, name='Submission'):
 
 
 def _write(path, document):
-    from grader.report.files import write_text
     write_text(path, json.dumps(document, indent=2) + '\n')
 
 
@@ -234,8 +235,8 @@ def misnamed(expected, present):
 
 def grade_submission(root, settings, results):
     """Grade ``root/submission`` into ``results``; the document written is returned."""
-    from grader import config
-    from grader.batch import archives
+    from grader import config  # on demand: only grading on Gradescope needs them
+    from grader.batch import archives  # on demand: only grading on Gradescope needs them
     source = root / 'source'
     policy = config.load(source / settings.get('config', 'grading.yaml'))
     assignment = settings.get('assignment')
@@ -293,7 +294,6 @@ def run(root=None):
         settings = json.loads((root / 'source' / SETTINGS).read_text(encoding='utf-8'))
         grade_submission(root, settings, results)
     except BaseException as error:      # noqa: BLE001 -- the student still gets a result
-        import traceback
         traceback.print_exc(file=sys.stdout)
         message = ('The autograder could not grade this submission. This is a problem of '
                    'the grader, not of your code: the course staff can see what happened '

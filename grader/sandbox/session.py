@@ -36,12 +36,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.replycheck import ReplyCheck
 from grader.sandbox import (
     bundle,
     cgroups,
     cleanup,
     cpuclock,
     launch,
+    layers,
     leftovers,
     protocol,
     reaper,
@@ -74,7 +76,6 @@ def _envelope():
     first child loads: neither importing ``jsonschema`` nor building the
     validator is on the way to starting that child.
     """
-    from grader.replycheck import ReplyCheck
     return ReplyCheck(protocol.ENVELOPE_SCHEMA).compile()
 _JOIN_FAILED = 125
 
@@ -235,7 +236,6 @@ class Session:
     def __init__(self, submission_dir, module_relpath, probe, *, options=None,
                  isolation=None, settings=None, load_seconds=5.0,
                  cpu_seconds=600, prepare=None, log=None):
-        from grader.sandbox import layers
         self.submission_dir = Path(submission_dir) if submission_dir is not None else None
         self.module_relpath = str(module_relpath)
         self.probe = probe
@@ -706,8 +706,7 @@ def _memory_file(data):
         protocol.write_all(fd, data)
         os.lseek(fd, 0, os.SEEK_SET)
         return fd
-    import tempfile as _tempfile
-    handle = _tempfile.TemporaryFile()
+    handle = tempfile.TemporaryFile()
     handle.write(data)
     handle.flush()
     handle.seek(0)
@@ -719,5 +718,4 @@ def _memory_file(data):
 @functools.lru_cache(maxsize=None)
 def _case_envelope():
     """The check of a case process's own reply (inside the runner's)."""
-    from grader.replycheck import ReplyCheck
     return ReplyCheck(protocol.CASE_SCHEMA).compile()
