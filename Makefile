@@ -1,12 +1,13 @@
 # make demo  -- set everything up (first use) and grade the bundled example submissions
 # make test  -- run the whole test suite (including the 200-submission batch class)
 # make quick -- the suite without the slowest tests
+# make lint  -- ruff's checks (pyproject.toml [tool.ruff]); CI runs it before the tests
 # make matrix -- the verdict tests under every Python 3.9-3.13 found (pyenv)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test quick matrix bench fixtures clean
+.PHONY: setup demo test quick lint matrix bench fixtures clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,9 @@ test: setup
 
 quick: setup
 	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check grader tests reference bench scripts
 
 matrix: setup
 	scripts/matrix.sh

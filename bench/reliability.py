@@ -74,6 +74,28 @@ def grade(policy, run, source, work):
     return verdict, seconds
 
 
+def under_load(policy, run, work, quiet, quiet_times):
+    """Grade the reference three times with two busy processes: the verdict must not change."""
+    reference = ROOT / 'reference' / 'tictactoe.py'
+    workers = [multiprocessing.Process(target=busy, daemon=True) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    try:
+        loaded = [grade(policy, run, reference, work) for _ in range(3)]
+    finally:
+        for worker in workers:
+            worker.terminate()
+            worker.join()
+    same = all(v == quiet for v, _ in loaded)
+    print(f'\nunder load (2 busy processes): reference verdict '
+          f'{"the same" if same else "DIFFERENT"} in {len(loaded)} of {len(loaded)} '
+          f'gradings: score {loaded[0][0][0]} vs {quiet[0]}; median '
+          f'{statistics.median(s for _, s in loaded):.2f} s vs '
+          f'{statistics.median(quiet_times):.2f} s unloaded')
+    if not same:
+        print(f'  loaded verdicts: {[v for v, _ in loaded]}')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--rounds', type=int, default=10)
@@ -118,25 +140,7 @@ def main():
             print(f'  {name:22s} median {statistics.median(times[name]):6.2f} s   '
                   f'verdict {verdicts[name][0][0]}')
         if not args.no_load:
-            reference = ROOT / 'reference' / 'tictactoe.py'
-            workers = [multiprocessing.Process(target=busy, daemon=True) for _ in range(2)]
-            for worker in workers:
-                worker.start()
-            try:
-                loaded = [grade(policy, run, reference, work) for _ in range(3)]
-            finally:
-                for worker in workers:
-                    worker.terminate()
-                    worker.join()
-            quiet = verdicts['tictactoe'][0]
-            same = all(v == quiet for v, _ in loaded)
-            print(f'\nunder load (2 busy processes): reference verdict '
-                  f'{"the same" if same else "DIFFERENT"} in {len(loaded)} of {len(loaded)} '
-                  f'gradings: score {loaded[0][0][0]} vs {quiet[0]}; median '
-                  f'{statistics.median(s for _, s in loaded):.2f} s vs '
-                  f'{statistics.median(times["tictactoe"]):.2f} s unloaded')
-            if not same:
-                print(f'  loaded verdicts: {[v for v, _ in loaded]}')
+            under_load(policy, run, work, verdicts['tictactoe'][0], times['tictactoe'])
     finally:
         shutil.rmtree(private, ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)

@@ -124,7 +124,8 @@ def bench_overhead(repeats):
             seen.add(tuple(sorted(alone.items())))
             base = 0.0
             for exercise, folder in folders.items():
-                _, proc = timed([sys.executable, str(ROOT / 'bench' / 'direct.py'), exercise, str(folder)])
+                _, proc = timed([sys.executable, str(ROOT / 'bench' / 'direct.py'), exercise,
+                                 str(folder)])
                 base += json.loads(proc.stdout)['seconds']
             direct.append(base)
     assert len(seen) == 1, 'verdicts differ between runs or between one run and two'
@@ -132,7 +133,8 @@ def bench_overhead(repeats):
                [(r['score'], r['max_score']) for r in results])
     assert full, 'the reference did not get full marks'
     wall, two, base = median(walls), median(separate), median(direct)
-    return [('1. overhead ratio (reference, all four exercises, one `grader grade --assignment all`)',
+    return [('1. overhead ratio (reference, all four exercises, '
+             'one `grader grade --assignment all`)',
              f'{wall / base:.2f}x', f'grader grade {wall:.2f} s / direct calls {base:.2f} s '
              f'(target <= 1.25; limit 1.0)'),
             ('1. the same, one `grader grade` per assignment (two runs)',
@@ -173,14 +175,16 @@ def bench_overhead_share(repeats):
                 seconds, _ = timed([*GRADER, 'check', str(folder), '--json', str(out), '-q'])
                 result = json.loads(out.read_text())
                 walls.append(seconds)
-                inside.append(sum(e['facts'].get('student_seconds', 0) for e in result['exercises']))
+                inside.append(sum(e['facts'].get('student_seconds', 0)
+                                  for e in result['exercises']))
                 seen.add(tuple(sorted(verdicts(result).items())))
             assert len(seen) == 1, f'unstable verdicts for {label}'
             wall, student = median(walls), median(inside)
             rows.append((f'2. grader share of `grader check`, tic-tac-toe {label}',
                          f'{(wall - student) / wall:.1%}',
                          f'{wall:.2f} s wall, {student:.2f} s inside student code '
-                         f'(wall time of the calls in the child, node counting included; target < 25%)'))
+                         '(wall time of the calls in the child, node counting included; '
+                         'target < 25%)'))
     return rows
 
 
@@ -190,8 +194,9 @@ def bench_route_queries(repeats):
     env = dict(os.environ, TMC_SUBMISSION=str(submission))
     unit, graded = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        from bench.routeplanner_tmc import test_astar
         import yaml
+
+        from bench.routeplanner_tmc import test_astar
         cases = {c['name']: c['input'] for c in
                  yaml.safe_load((ROOT / 'fixtures' / 'travel.yaml').read_text())['cases']}
         expected = Path(tmp) / 'expected.json'
@@ -244,6 +249,7 @@ def bench_start_cost(repeats):
 def bench_instrumentation(repeats):
     """6. The student's search with and without node counting (tic-tac-toe pruning cases)."""
     import importlib.util
+
     from grader import config, fixtures
     from grader import exercises as plugins
     from grader.child import counting
@@ -362,7 +368,8 @@ def bench_hangs(repeats):
     return rows
 
 
-BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency, 'share': bench_overhead_share,
+BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency,
+              'share': bench_overhead_share,
               'routes': bench_route_queries, 'batch': bench_batch,
               'start': bench_start_cost, 'instrument': bench_instrumentation,
               'parallel': bench_parallel_verdicts, 'hangs': bench_hangs}

@@ -43,7 +43,8 @@ def run(command, folder):
 
 def summary(result):
     exercise = result['exercises'][0]
-    lost = [c['name'] for c in exercise['checks'] if c['max_score'] > 0 and c['score'] < c['max_score']]
+    lost = [c['name'] for c in exercise['checks']
+            if c['max_score'] > 0 and c['score'] < c['max_score']]
     facts = exercise.get('facts', {})
     efficiency = next((c['message'] for c in exercise['checks'] if c['name'] == 'efficiency'), '')
     return (f"{result['score']:.2f}/{result['max_score']:.2f} lost {lost or '-'}; "

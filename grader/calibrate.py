@@ -12,6 +12,7 @@ a process of its own (:func:`start`), on another core while the grader
 imports, reads its policy and starts the first child: a thread would hold
 the interpreter lock that the grader's own work needs.
 """
+import json
 import os
 import subprocess
 import sys
@@ -63,7 +64,7 @@ def measure(repeats=3):
         start = time.thread_time()
         workload()
         samples.append(time.thread_time() - start)
-    import statistics
+    import statistics  # after the workload: not on the way to starting it
     return {'unit_seconds': round(statistics.median(samples), 6),
             'samples': [round(s, 6) for s in samples],
             'workload': 'plain minimax, tic-tac-toe after one corner mark (31,973 calls)'}
@@ -115,7 +116,6 @@ class Pending:
             return None
         try:
             out, _ = self._proc.communicate(timeout=120)
-            import json
             answer = json.loads(out)
             if self._proc.returncode == 0 and answer['unit_seconds'] > 0:
                 return answer

@@ -5,12 +5,14 @@ Exit status: 0 graded (whatever the score); 1 graded but below
 reported in one line that names the file (and line) and what to fix.
 """
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, scoring
 from grader.errors import UserError
+from grader.sandbox import leftovers
 
 
 def _add_outputs(p):
@@ -33,12 +35,12 @@ def _add_outputs(p):
                    help='sandboxed workers at once: exercises, and cases given their own '
                         'worker in grading.yaml (default: one per core)')
     p.add_argument('--color', choices=('auto', 'always', 'never'), default='auto',
-                   help='colour the terminal report (default: only on a terminal; NO_COLOR is honoured)')
+                   help='colour the terminal report (default: only on a terminal; '
+                        'NO_COLOR is honoured)')
 
 
 def iso_time(text):
     """argparse type: an ISO 8601 time, kept as text."""
-    from grader import scoring
     try:
         scoring.parse_time(text)
     except UserError as error:
@@ -61,7 +63,8 @@ def parser(light=False):
     """
     top = argparse.ArgumentParser(prog='grader', description='Grade search exercises in a sandbox.')
     top.add_argument('--version', action='version', version=f'grader {__version__}')
-    top.add_argument('--config', metavar='FILE', help='grading.yaml to use (default: found upward from here)')
+    top.add_argument('--config', metavar='FILE',
+                     help='grading.yaml to use (default: found upward from here)')
     sub = top.add_subparsers(dest='command', required=True)
 
     p = sub.add_parser('check', help='self-check the submission in a folder (public checks)')
@@ -73,7 +76,8 @@ def parser(light=False):
     p = sub.add_parser('grade', help='grade a submission folder (all checks, hidden included)')
     p.add_argument('path', help='submission folder')
     p.add_argument('--assignment', help="assignment name, or 'all': every assignment whose files "
-                                        'are found, one report file each (default: the first found)')
+                                        'are found, one report file each '
+                                        '(default: the first found)')
     p.add_argument('--submitted-at', metavar='TIME', type=iso_time,
                    help='ISO 8601 submission time, for the late penalty')
     _add_outputs(p)
@@ -81,9 +85,11 @@ def parser(light=False):
     p = sub.add_parser('fixtures', help='regenerate or verify expected answers from the reference')
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument('--regenerate', action='store_true', help='recompute every expected block')
-    group.add_argument('--verify', action='store_true', help='check every expected block against the reference')
+    group.add_argument('--verify', action='store_true',
+                       help='check every expected block against the reference')
     p.add_argument('--exercise', action='append', help='only this exercise (repeatable)')
-    p.add_argument('--create', action='store_true', help='make missing fixture files from the oracle')
+    p.add_argument('--create', action='store_true',
+                   help='make missing fixture files from the oracle')
 
     sub.add_parser('doctor', help='show isolation layers, calibration and policy')
 
@@ -101,6 +107,7 @@ def parser(light=False):
         for name in BATCH_COMMANDS:
             sub.add_parser(name).add_argument('rest', nargs=argparse.REMAINDER)
     else:
+        # on demand: each sub-command loads only its own modules (start-up time)
         from grader.batch import cli as batch_cli
         batch_cli.add_parsers(sub)
     return top
@@ -123,6 +130,7 @@ def _named_command(argv):
 
 
 def main(argv=None):
+    # first thing: the signal handlers are set before any work
     from grader.sandbox import interrupts
     args = None
     with interrupts.handling(program=argv is None):   # SIGINT, SIGTERM: sandbox.interrupts
@@ -132,7 +140,7 @@ def main(argv=None):
             args = parser(light).parse_args(argv)
             if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
                 args = parser().parse_args(argv)
-            _sweep_leftovers(args)
+            leftovers.sweep_and_say(quiet=getattr(args, 'quiet', False))
             return command(args.command)(args)
         except UserError as error:
             print(f'grader: error: {error}', file=sys.stderr)
@@ -146,44 +154,45 @@ def main(argv=None):
             return code
 
 
-def _sweep_leftovers(args):
-    """Remove what killed grader runs left behind, saying so in one line (sandbox.leftovers)."""
-    from grader.sandbox import leftovers
-    swept = leftovers.sweep()
-    if swept and not getattr(args, 'quiet', False):
-        print(f'grader: note: {swept.sentence()}', file=sys.stderr)
-
-
 def _prairielearn_ungradable(args, error):
     """PrairieLearn still gets a results.json (``gradable: false``) saying why."""
     path = getattr(args, 'prairielearn', None)
     if path and path != '-':
+        # on demand: each sub-command loads only its own modules (start-up time)
         from grader.report import prairielearn
         message = str(error).replace(str(getattr(args, 'path', '')), 'your submission')
         prairielearn.write_ungradable(path, f'Your submission could not be graded: {message}')
 
 
 def _policy(args):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import config
     return config.load(args.config)
 
 
 def _grade(args, include_hidden):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import calibrate
+
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers
     layers.start()      # bubblewrap's trial run goes on while the modules load,
     calibrate.start()   # and the calibration workload in a process of its own
     try:
         return _grade_started(args, include_hidden)
     finally:
+        # on demand: each sub-command loads only its own modules (start-up time)
         from grader.sandbox import spare
         spare.discard()
         calibrate.discard()
 
 
 def _grade_started(args, include_hidden):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import config
-    from grader.sandbox import layers, spare
+
+    # on demand: each sub-command loads only its own modules (start-up time)
+    from grader.sandbox import layers, session
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
@@ -194,8 +203,9 @@ def _grade_started(args, include_hidden):
     sandbox = config.sandbox_settings(document[1])
     isolation = layers.detect(sandbox)
     config.mount_plugins(document)      # their probes go into the spare's archive
-    spare.start(isolation, sandbox)
+    session.start_spare(isolation, sandbox)
     policy = config.load(document=document)
+    # after the first child has started: plug-ins and engine load meanwhile
     from grader import engine
     requested = args.assignment or (engine.ALL if not include_hidden else None)
     chosen = engine.pick_assignments(policy, Path(args.path), requested)
@@ -230,11 +240,10 @@ def write_reports(results, args, job_summary=False):
 
     ``results`` holds one :class:`~grader.model.Result` per assignment graded;
     with several, or with ``--assignment all``, each report file is written
-    once per assignment, named by :func:`per_assignment`.  With ``job_summary`` and $GITHUB_STEP_SUMMARY
-    set, the Markdown summary is appended there too (GitHub Actions shows it
-    on the run's page).
+    once per assignment, named by :func:`per_assignment`.  With ``job_summary``
+    and $GITHUB_STEP_SUMMARY set, the Markdown summary is appended there too
+    (GitHub Actions shows it on the run's page).
     """
-    import importlib
 
     def writer(name):  # only the writers asked for are imported
         return importlib.import_module(f'grader.report.{name}')
@@ -266,6 +275,7 @@ def cmd_grade(args):
 
 
 def cmd_fixtures(args):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import fixtures
     policy = _policy(args)
     names = args.exercise or list(policy.exercises)
@@ -288,7 +298,10 @@ def cmd_fixtures(args):
 
 
 def cmd_doctor(args):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import calibrate
+
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers
     policy = _policy(args)
     isolation = layers.detect(policy.sandbox)
@@ -309,6 +322,7 @@ def cmd_doctor(args):
 
 
 def cmd_dist(args):
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader import dist
     if not args.out and not args.gradescope:
         raise UserError('give a folder for the student distribution, or --gradescope FILE.zip '
@@ -318,6 +332,7 @@ def cmd_dist(args):
         written = dist.build(policy, args.out)
         print(f'{args.out}: {len(written)} entries ({", ".join(written)})')
     if args.gradescope:
+        # on demand: each sub-command loads only its own modules (start-up time)
         from grader.platforms import gradescope
         names = gradescope.build(policy, args.gradescope, args.assignment)
         print(f'{args.gradescope}: the Gradescope autograder, {len(names)} files (setup.sh, '
@@ -338,5 +353,6 @@ def command(name):
     """The function that runs sub-command ``name`` (batch ones imported on demand)."""
     if name in COMMANDS:
         return COMMANDS[name]
+    # on demand: each sub-command loads only its own modules (start-up time)
     from grader.batch import cli as batch_cli
     return batch_cli.COMMANDS[name]

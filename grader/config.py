@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import exercises as plugins
-from grader import yamlio
+from grader import scoring, yamlio
 from grader.errors import UserError
 from grader.exercises import facts as exercise_facts
 from grader.sandbox.session import SandboxSettings
@@ -48,7 +48,8 @@ class ExerciseSettings:
     """``count`` positions drawn at grading time for the official grade, and the
     options the oracle's ``generate`` reads."""
     stop_after_timeouts: int = 3
-    """After this many cases in a row time out, the exercise's other cases are not run (0: never)."""
+    """After this many cases in a row time out, the exercise's other cases are not run
+    (0: never)."""
     plugin: str = ''
     """The folder of a plug-in mounted from the course (``plugin:``); '' for the grader's own."""
 
@@ -212,82 +213,19 @@ def load(path=None, document=None, graded=None):
     root = path.resolve().parent
     check_mounted(mount_plugins(document), document)
     registry = plugins.registry()
-    default_partial = data.get('scoring', {}).get('partial_credit', 'proportional')
-    default_hidden = data.get('scoring', {}).get('hidden_visibility', 'after_published')
+    marks = data.get('scoring', {})
+    defaults = (marks.get('partial_credit', 'proportional'),
+                marks.get('hidden_visibility', 'after_published'))
 
     exercises = {}
     for name, raw in data['exercises'].items():
         if name not in registry:
-            raise UserError(f'exercises.{name}: unknown exercise (known: {", ".join(sorted(registry))})',
+            known = ', '.join(sorted(registry))
+            raise UserError(f'exercises.{name}: unknown exercise (known: {known})',
                             path, where.line(['exercises', name]))
-        plugin = registry[name]
-        known = {c.name for c in plugin.checks}
-        checks = {}
-        for check, spec in raw['checks'].items():
-            if check not in known:
-                raise UserError(f'exercises.{name}.checks.{check}: unknown check '
-                                f'(known: {", ".join(sorted(known))})',
-                                path, where.line(['exercises', name, 'checks', check]))
-            params = {k: v for k, v in spec.items()
-                      if k not in ('points', 'partial_credit', 'visibility', 'hidden_visibility')}
-            checks[check] = CheckSettings(check, float(spec['points']),
-                                          spec.get('partial_credit', default_partial),
-                                          spec.get('visibility', 'visible'), params,
-                                          spec.get('hidden_visibility', default_hidden))
-        limits = raw.get('time_limit', {'factors': {'default': 30}})
-        exercises[name] = ExerciseSettings(
-            name=name, title=raw.get('title', plugin.title),
-            files=tuple(raw.get('files', plugin.files)),
-            fixtures=tuple(root / f for f in raw['fixtures']),
-            hidden_fixtures=tuple(root / f for f in raw.get('hidden_fixtures', ())),
-            options=resolve_paths(raw.get('options', {}), root),
-            checks=checks, factors=dict(limits['factors']),
-            min_seconds=float(limits.get('min_seconds', 0.5)),
-            own_worker=tuple(limits.get('own_worker', ())),
-            generated=dict(raw.get('generated', {})),
-            stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
-            plugin=str(root / raw['plugin']) if 'plugin' in raw else '')
-        for key in exercises[name].own_worker:
-            if key not in exercises[name].factors:
-                raise UserError(f'exercises.{name}.time_limit.own_worker: {key!r} is not a key of '
-                                f'factors (known: {", ".join(exercises[name].factors)})',
-                                path, where.line(['exercises', name, 'time_limit', 'own_worker']))
-
-    assignments = {}
-    for name, raw in data['assignments'].items():
-        for i, exercise in enumerate(raw['exercises']):
-            if exercise not in exercises:
-                raise UserError(f'assignments.{name}.exercises: {exercise!r} is not configured '
-                                'under exercises', path,
-                                where.line(['assignments', name, 'exercises', i]))
-        requirements = []
-        for i, req in enumerate(raw.get('requirements', [])):
-            for exercise in req['together']:
-                if exercise not in raw['exercises']:
-                    raise UserError(f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
-                                    'part of this assignment', path,
-                                    where.line(['assignments', name, 'requirements', i]))
-            check_rule_fact(registry, req, ['assignments', name, 'requirements', i, 'fact'],
-                            path, where)
-            requirements.append(Requirement(tuple(req['together']), req['fact'],
-                                            req.get('at_least', 1), req.get('explain', '')))
-        count = raw.get('count', len(raw['exercises']))
-        if count > len(raw['exercises']):
-            raise UserError(f'assignments.{name}.count: {count} is more than the '
-                            f'{len(raw["exercises"])} exercises listed', path,
-                            where.line(['assignments', name, 'count']))
-        if raw.get('late_penalty'):
-            from grader import scoring
-            try:
-                scoring.parse_time(raw['late_penalty']['deadline'])
-            except UserError as error:
-                raise UserError(f'assignments.{name}.late_penalty.deadline: {error.message}', path,
-                                where.line(['assignments', name, 'late_penalty', 'deadline']))
-        best = sorted((exercises[e].max_score for e in raw['exercises']), reverse=True)
-        assignments[name] = Assignment(
-            name=name, title=raw.get('title', name), exercises=tuple(raw['exercises']),
-            count=count, max_score=float(raw.get('max_score', sum(best[:count]))),
-            requirements=requirements, late_penalty=raw.get('late_penalty'))
+        exercises[name] = _exercise(name, raw, registry[name], root, defaults, (path, where))
+    assignments = {name: _assignment(name, raw, exercises, registry, (path, where))
+                   for name, raw in data['assignments'].items()}
 
     box = data.get('sandbox', {})
     return Policy(path=path, root=root, reference=root / data.get('reference', 'reference'),
@@ -342,6 +280,102 @@ def check_rule_fact(registry, req, keys, path, where):
                         f"{', '.join(req['together'])}, fewer than at_least "
                         f"({req.get('at_least', 1)}); facts these exercises report for rules: "
                         f"{', '.join(known) or 'none'}", path, where.line(keys))
+
+
+def _error(origin, message, *keys):
+    """The :class:`UserError` for the policy key path ``keys`` (``origin``: (path, where))."""
+    path, where = origin
+    return UserError(message, path, where.line(list(keys)))
+
+
+def _exercise(name, raw, plugin, root, defaults, origin):
+    """The :class:`ExerciseSettings` of ``exercises.<name>``."""
+    limits = raw.get('time_limit', {'factors': {'default': 30}})
+    settings = ExerciseSettings(
+        name=name, title=raw.get('title', plugin.title),
+        files=tuple(raw.get('files', plugin.files)),
+        fixtures=tuple(root / f for f in raw['fixtures']),
+        hidden_fixtures=tuple(root / f for f in raw.get('hidden_fixtures', ())),
+        options=resolve_paths(raw.get('options', {}), root),
+        checks=_checks(name, raw['checks'], plugin, defaults, origin),
+        factors=dict(limits['factors']),
+        min_seconds=float(limits.get('min_seconds', 0.5)),
+        own_worker=tuple(limits.get('own_worker', ())),
+        generated=dict(raw.get('generated', {})),
+        stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
+        plugin=str(root / raw['plugin']) if 'plugin' in raw else '')
+    for key in settings.own_worker:
+        if key not in settings.factors:
+            raise _error(origin, f'exercises.{name}.time_limit.own_worker: {key!r} is not a key '
+                                 f'of factors (known: {", ".join(settings.factors)})',
+                         'exercises', name, 'time_limit', 'own_worker')
+    return settings
+
+
+def _checks(name, raw_checks, plugin, defaults, origin):
+    """``{check name: CheckSettings}`` of ``exercises.<name>.checks``, names checked."""
+    default_partial, default_hidden = defaults
+    known = {c.name for c in plugin.checks}
+    checks = {}
+    for check, spec in raw_checks.items():
+        if check not in known:
+            raise _error(origin, f'exercises.{name}.checks.{check}: unknown check '
+                                 f'(known: {", ".join(sorted(known))})',
+                         'exercises', name, 'checks', check)
+        params = {k: v for k, v in spec.items()
+                  if k not in ('points', 'partial_credit', 'visibility', 'hidden_visibility')}
+        checks[check] = CheckSettings(check, float(spec['points']),
+                                      spec.get('partial_credit', default_partial),
+                                      spec.get('visibility', 'visible'), params,
+                                      spec.get('hidden_visibility', default_hidden))
+    return checks
+
+
+def _assignment(name, raw, exercises, registry, origin):
+    """The :class:`Assignment` of ``assignments.<name>``, checked against ``exercises``."""
+    for i, exercise in enumerate(raw['exercises']):
+        if exercise not in exercises:
+            raise _error(origin, f'assignments.{name}.exercises: {exercise!r} is not configured '
+                                 'under exercises', 'assignments', name, 'exercises', i)
+    requirements = _requirements(name, raw, registry, origin)
+    count = raw.get('count', len(raw['exercises']))
+    if count > len(raw['exercises']):
+        raise _error(origin, f'assignments.{name}.count: {count} is more than the '
+                             f'{len(raw["exercises"])} exercises listed',
+                     'assignments', name, 'count')
+    if raw.get('late_penalty'):
+        _check_deadline(name, raw['late_penalty']['deadline'], origin)
+    best = sorted((exercises[e].max_score for e in raw['exercises']), reverse=True)
+    return Assignment(
+        name=name, title=raw.get('title', name), exercises=tuple(raw['exercises']),
+        count=count, max_score=float(raw.get('max_score', sum(best[:count]))),
+        requirements=requirements, late_penalty=raw.get('late_penalty'))
+
+
+def _requirements(name, raw, registry, origin):
+    """The :class:`Requirement` list of ``assignments.<name>.requirements``."""
+    requirements = []
+    for i, req in enumerate(raw.get('requirements', [])):
+        for exercise in req['together']:
+            if exercise not in raw['exercises']:
+                raise _error(origin, f'assignments.{name}.requirements[{i}]: {exercise!r} is not '
+                                     'part of this assignment',
+                             'assignments', name, 'requirements', i)
+        path, where = origin
+        check_rule_fact(registry, req, ['assignments', name, 'requirements', i, 'fact'],
+                        path, where)
+        requirements.append(Requirement(tuple(req['together']), req['fact'],
+                                        req.get('at_least', 1), req.get('explain', '')))
+    return requirements
+
+
+def _check_deadline(name, deadline, origin):
+    """A late penalty's deadline must be a time :func:`grader.scoring.parse_time` reads."""
+    try:
+        scoring.parse_time(deadline)
+    except UserError as error:
+        raise _error(origin, f'assignments.{name}.late_penalty.deadline: {error.message}',
+                     'assignments', name, 'late_penalty', 'deadline') from None
 
 
 def resolve_paths(options, root):

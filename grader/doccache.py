@@ -22,6 +22,7 @@ with no YAML or JSON Schema work at all.
 import hashlib
 import json
 import os
+import tempfile
 
 MISSING = object()
 """What :func:`get` returns when ``key`` has no usable entry."""
@@ -76,7 +77,6 @@ def put(key, data):
         return False
     if not _same(data, json.loads(text)['data']):
         return False
-    import tempfile
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=where, prefix=f'.{key[:16]}-', suffix='.tmp')

@@ -12,8 +12,9 @@ import contextlib
 import copy
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
-
 
 from grader import __version__, calibrate, fixtures, generated, scoring
 from grader import exercises as plugins
@@ -43,8 +44,9 @@ class Run:
         self._calibration_lock = threading.Lock()
         self.isolation = isolation or layers.detect(policy.sandbox)
         if LEVELS.index(self.isolation.level) < LEVELS.index(policy.require):
+            missing = '; '.join(self.isolation.missing) or 'see grader doctor'
             raise UserError(f'isolation here is {self.isolation.level}, but the policy requires '
-                            f'{policy.require} ({"; ".join(self.isolation.missing) or "see grader doctor"})',
+                            f'{policy.require} ({missing})',
                             policy.path)
         self._cases = {}
 
@@ -87,7 +89,6 @@ class Run:
 
 
 def _public_only(settings):
-    from dataclasses import replace
     return replace(settings, hidden_fixtures=())
 
 
@@ -111,11 +112,6 @@ def pick_assignments(policy, submission_dir, requested=None):
         raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
                         submission_dir)
     return present if requested == ALL else present[:1]
-
-
-def pick_assignment(policy, submission_dir, requested=None):
-    """The one assignment to grade: the requested one, or the first whose files are present."""
-    return pick_assignments(policy, submission_dir, requested)[0]
 
 
 def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
@@ -168,7 +164,6 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
         return lane.run(run, submission_dir)
 
     if run.jobs > 1 and len(lanes) > 1:
-        from concurrent.futures import ThreadPoolExecutor
         # Each lane has its own sandboxed child; the parent only waits and judges.
         with ThreadPoolExecutor(max_workers=min(run.jobs, len(lanes))) as pool:
             done = list(pool.map(one, lanes))
@@ -420,7 +415,8 @@ class Lane:
         return done
 
     def not_run(self, run):
-        """``[(case index, outcomes)]`` of this lane's cases judged as not run (see :class:`Hangs`)."""
+        """``[(case index, outcomes)]`` of this lane's cases judged as not run
+        (see :class:`Hangs`)."""
         settings, plugin = self.plan.settings, self.plan.plugin
         judged = []
         for index, case, requests in self.cases:
@@ -454,13 +450,7 @@ class Lane:
                 return None     # stopped under the smaller, early limit: again with the true one
             done.import_seconds = session.import_seconds
             validator = plugin.observation_validator
-            done.problem = load_problem(plugin, settings, plan.relpath, loaded)
-            if loaded.ok and self.main:
-                done.warnings = list(loaded.observation.get('warnings', []))
-                done.warnings += missing_module_warnings(loaded.observation.get('missing', []))
-                done.warnings += plugin.load_warnings(loaded, settings)
-            if not done.problem and self.main:
-                done.load_outcomes = plugin.load_outcomes(loaded, settings)
+            self._note_load(done, loaded)
             # The main lane reports a failed import once, for the whole exercise.
             cases = [] if self.main and done.problem else self.cases
             in_a_row = 0            # cases timed out in a row (see Hangs)
@@ -476,12 +466,8 @@ class Lane:
                     elif request.needed is not None and not request.needed(replies):
                         reply = Reply(status='error', kind='not run', error='not needed')
                     else:
-                        unit = run.unit_if_measured() if early else run.unit
-                        limit = (request.limit(settings, unit) if unit is not None
-                                 else settings.min_seconds)
-                        reply = session.call(request.payload, limit)
-                        if unit is None and reply.status == 'timeout' and \
-                                request.limit(settings, run.unit) > limit:
+                        reply = self._call(run, session, request, early)
+                        if reply is None:
                             return None     # the true limit is larger: again under it
                     if reply.ok and not validator.is_valid(reply.observation):
                         reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
@@ -501,6 +487,31 @@ class Lane:
                     reply.limit = request.limit(settings, run.unit)
                 done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
+
+
+    def _note_load(self, done, loaded):
+        """The load's problem, and on the main lane its warnings and load outcomes, in
+        ``done``."""
+        plugin, settings = self.plan.plugin, self.plan.settings
+        done.problem = load_problem(plugin, settings, self.plan.relpath, loaded)
+        if loaded.ok and self.main:
+            done.warnings = list(loaded.observation.get('warnings', []))
+            done.warnings += missing_module_warnings(loaded.observation.get('missing', []))
+            done.warnings += plugin.load_warnings(loaded, settings)
+        if not done.problem and self.main:
+            done.load_outcomes = plugin.load_outcomes(loaded, settings)
+
+    def _call(self, run, session, request, early):
+        """The reply to one call, under the limit known now; None when it timed out under
+        the smallest limit and its true limit is larger."""
+        settings = self.plan.settings
+        unit = run.unit_if_measured() if early else run.unit
+        limit = request.limit(settings, unit) if unit is not None else settings.min_seconds
+        reply = session.call(request.payload, limit)
+        if unit is None and reply.status == 'timeout' and \
+                request.limit(settings, run.unit) > limit:
+            return None
+        return reply
 
 
 def judged_case(plugin, case, replies, settings):

@@ -19,7 +19,8 @@ HEADER = ('# {exercise} fixture cases.\n'
           '# "input" blocks are written by hand or by the oracle\'s default_cases();\n'
           '# "expected" blocks are GENERATED from {oracle} by\n'
           '#   grader fixtures --regenerate\n'
-          '# and checked by `grader fixtures --verify` (run in the test suite). Do not edit them by hand.\n')
+          '# and checked by `grader fixtures --verify` (run in the test suite). '
+          'Do not edit them by hand.\n')
 
 
 def schema_name(exercise):
@@ -93,7 +94,8 @@ def oracle(policy, exercise):
     """Import ``reference/oracles/<exercise>.py`` from the policy's reference folder."""
     folder = Path(policy.reference)
     if not (folder / 'oracles' / f'{exercise}.py').is_file():
-        raise UserError(f'no oracle for {exercise}: expected {folder / "oracles" / (exercise + ".py")}',
+        oracle = folder / 'oracles' / f'{exercise}.py'
+        raise UserError(f'no oracle for {exercise}: expected {oracle}',
                         policy.path)
     parent = str(folder.resolve().parent)
     if parent not in sys.path:
@@ -117,7 +119,7 @@ def leading_comments(path):
 
 def dump(path, exercise, oracle_name, cases):
     """Write ``cases`` to ``path``, keeping the file's own leading comments if it has any."""
-    import yaml
+    import yaml  # yaml is slow to import and only writing fixtures needs it here
     text = leading_comments(path) or HEADER.format(exercise=exercise, oracle=oracle_name)
     text += yaml.safe_dump({'exercise': exercise, 'cases': cases}, sort_keys=False,
                            width=1000, allow_unicode=True, default_flow_style=None)
@@ -145,7 +147,8 @@ def regenerate(policy, exercise, paths=None, create=False):
         elif create:
             cases = module.default_cases(options)
         else:
-            raise UserError('fixture file not found (use --create to make it from the oracle)', path)
+            raise UserError('fixture file not found (use --create to make it from the oracle)',
+                            path)
         out = []
         for case in cases:
             case = {k: v for k, v in case.items() if k != 'expected'}

@@ -52,6 +52,8 @@ from pathlib import Path
 
 import pytest
 
+from grader.errors import UserError
+
 _FOLDER = pytest.StashKey()
 
 
@@ -175,7 +177,6 @@ def _looks_like_submission(folder):
 
 def _knows_files(config, folder):
     """Whether a grading policy can be found and knows a file in ``folder``."""
-    from grader.errors import UserError
     try:
         return bool(Grading(config, folder).located)
     except (UserError, pytest.UsageError):
@@ -186,10 +187,14 @@ class Grading:
     """The plug-in's state for one pytest session: policy, files, one result per assignment."""
 
     def __init__(self, config, folder):
+        # pytest loads this plug-in in every run: the grader only to grade
         from grader import config as policies
+
+        # pytest loads this plug-in in every run: the grader only to grade
         from grader import engine
+
+        # pytest loads this plug-in in every run: the grader only to grade
         from grader import exercises as plugins
-        from grader.errors import UserError
 
         self.config, self.folder = config, folder
         self.include_hidden = _option(config, 'grader_hidden')
@@ -224,8 +229,8 @@ class Grading:
     def result(self, session):
         """The graded results of the selected exercises (graded on first use)."""
         if self._results is None and self._error is None:
+            # pytest loads this plug-in in every run: the grader only to grade
             from grader import calibrate, engine
-            from grader.errors import UserError
             self.selected = [n for n in self.located
                              if any(isinstance(i, CheckItem) and i.exercise == n
                                     for i in session.items)]
@@ -268,6 +273,7 @@ class Grading:
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
         if self._results is None:
             return
+        # pytest loads this plug-in in every run: the reports only to report
         from grader.report import terminal
         for result in self._results:
             terminalreporter.section(f'grader: {result.assignment}')
@@ -343,7 +349,10 @@ MAX_DRAWN = 3
 
 
 def _failure_text(exercise, check):
+    # pytest loads this plug-in in every run: the reports only to report
     from grader.report import shown_failures
+
+    # pytest loads this plug-in in every run: the reports only to report
     from grader.scoring import fmt
     lines = [f'{check.name}: {check.message}',
              f'{fmt(check.score)} of {fmt(check.max_score)} points']

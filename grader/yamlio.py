@@ -22,7 +22,7 @@ LOADER = b'yaml-safe+jsonschema-2020-12/1'
 
 
 def _loader():
-    import yaml
+    import yaml  # yaml is slow to import: a cached document never needs it
     return getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
 
 
@@ -40,13 +40,13 @@ class Locator:
     @property
     def _node(self):
         if self._composed is None:
-            import yaml
+            import yaml  # yaml is slow to import: a cached document never needs it
             self._composed = yaml.compose(self._text, Loader=_loader()) or False
         return self._composed or None
 
     def line(self, path):
         """The line of the deepest node along ``path`` that exists."""
-        import yaml
+        import yaml  # yaml is slow to import: a cached document never needs it
         node, line = self._node, None
         if node is not None:
             line = node.start_mark.line + 1
@@ -86,7 +86,7 @@ def _text(raw, path):
 
 
 def _parse(text, path):
-    import yaml
+    import yaml  # yaml is slow to import: a cached document never needs it
     try:
         return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
@@ -138,7 +138,7 @@ def schema(name):
 
 def validate(data, schema_doc, path, locator=None):
     """Validate ``data``; the first error becomes a UserError with its line."""
-    import jsonschema
+    import jsonschema  # slow to import: a cached document never needs it
     validator = jsonschema.Draft202012Validator(schema_doc)
     errors = sorted(validator.iter_errors(data),
                     key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))

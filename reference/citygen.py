@@ -35,7 +35,8 @@ from pathlib import Path
 
 from grader.exercises.travel.network import MAX_TRAM_SPEED
 
-CityPlan = namedtuple("CityPlan", "seed size spacing jitter main_every lines waypoints detours x0 y0 max_slowness")
+CityPlan = namedtuple("CityPlan", "seed size spacing jitter main_every lines waypoints detours "
+                                   "x0 y0 max_slowness")
 
 SMALL = CityPlan(seed=2024, size=19, spacing=250, jitter=20, main_every=3, lines=10,
                  waypoints=(1, 2), detours=2, x0=2549000, y0=6671500, max_slowness=1.4)
@@ -43,13 +44,16 @@ LARGE = CityPlan(seed=7, size=100, spacing=240, jitter=10, main_every=3, lines=6
                  waypoints=(1, 2), detours=3, x0=2538000, y0=6660000, max_slowness=1.05)
 
 REPO = Path(__file__).resolve().parents[1]
-TARGETS = {"small": (SMALL, REPO / "fixtures/travel"), "large": (LARGE, REPO / "fixtures/travel/large")}
+TARGETS = {"small": (SMALL, REPO / "fixtures/travel"),
+           "large": (LARGE, REPO / "fixtures/travel/large")}
 STOPS_FILE, ROUTES_FILE = "network.json", "lines.json"
 
 PREFIXES = ["Koivu", "Mänty", "Kuusi", "Vaahtera", "Pihlaja", "Tammi", "Leppä", "Haapa", "Saarni",
-            "Lehmus", "Kataja", "Paju", "Kallio", "Kivi", "Hiekka", "Meri", "Ranta", "Niitty", "Pelto",
+            "Lehmus", "Kataja", "Paju", "Kallio", "Kivi", "Hiekka", "Meri", "Ranta", "Niitty",
+            "Pelto",
             "Metsä", "Mylly", "Sepän", "Kirkko", "Kauppa", "Satama", "Asema", "Puisto", "Linna",
-            "Torni", "Silta", "Ratsu", "Kulta", "Hopea", "Rauta", "Kaari", "Lähde", "Järvi", "Saari",
+            "Torni", "Silta", "Ratsu", "Kulta", "Hopea", "Rauta", "Kaari", "Lähde", "Järvi",
+            "Saari",
             "Vuori", "Laakso"]
 SUFFIXES = ["katu", "tie", "kuja", "polku", "raitti", "väylä"]
 
@@ -70,8 +74,9 @@ class City:
         """Integer coordinates of lattice node (i, j), jittered deterministically."""
         i, j = node
         rng = random.Random("%d:%d:%d" % (self.plan.seed, i, j))
-        return (self.plan.x0 + i * self.plan.spacing + rng.randint(-self.plan.jitter, self.plan.jitter),
-                self.plan.y0 + j * self.plan.spacing + rng.randint(-self.plan.jitter, self.plan.jitter))
+        plan = self.plan
+        return (plan.x0 + i * plan.spacing + rng.randint(-plan.jitter, plan.jitter),
+                plan.y0 + j * plan.spacing + rng.randint(-plan.jitter, plan.jitter))
 
     def inside(self, node):
         return 0 <= node[0] < self.plan.size and 0 <= node[1] < self.plan.size
@@ -144,7 +149,8 @@ def directions(city, path, rng):
     for _ in range(city.plan.detours):
         k = rng.randrange(1, len(back) - 4)
         a, b, c, d = back[k:k + 4]
-        straight = b[0] - a[0] == c[0] - b[0] == d[0] - c[0] and b[1] - a[1] == c[1] - b[1] == d[1] - c[1]
+        straight = (b[0] - a[0] == c[0] - b[0] == d[0] - c[0]
+                    and b[1] - a[1] == c[1] - b[1] == d[1] - c[1])
         if not straight:
             continue
         step = side_of(a, b)
@@ -190,7 +196,8 @@ def generate(plan):
     lines = []
     for number in range(1, plan.lines + 1):
         outbound, back = directions(city, line_path(city, rng), rng)
-        slowness = [[1 + rng.random() * (plan.max_slowness - 1) for _ in seq[1:]] for seq in (outbound, back)]
+        slowness = [[1 + rng.random() * (plan.max_slowness - 1) for _ in seq[1:]]
+                    for seq in (outbound, back)]
         lines.append((number, (outbound, back), slowness))
     nodes = {node for _, seqs, _ in lines for seq in seqs for node in seq}
     codes = stop_codes(city, nodes)
@@ -209,13 +216,15 @@ def generate(plan):
             times = [0]
             for p, q, s in zip(points, points[1:], slow):
                 times.append(times[-1] + ride_minutes(p, q, s))
-            routes.append({"code": route_code, "codeShort": str(number), "name": "%s - %s" % (first, last),
+            routes.append({"code": route_code, "codeShort": str(number),
+                           "name": "%s - %s" % (first, last),
                            "x": [p[0] for p in points], "y": [p[1] for p in points],
                            "stopCodes": [codes[node] for node in seq], "stopTimes": times})
             for a, b in zip(seq, seq[1:]):
                 stops[codes[a]]["neighbors"].setdefault(codes[b], []).append(route_code)
     stops = list(stops.values())
-    assert strongly_connected(stops), "plan %r gives a network that is not strongly connected" % (plan,)
+    assert strongly_connected(stops), \
+        "plan %r gives a network that is not strongly connected" % (plan,)
     return stops, routes
 
 
@@ -258,11 +267,13 @@ def write(plan, folder):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", help="cities to write: %s (default: all)" % ", ".join(sorted(TARGETS)))
+    parser.add_argument("which", nargs="*",
+                        help="cities to write: %s (default: all)" % ", ".join(sorted(TARGETS)))
     args = parser.parse_args(argv)
     unknown = set(args.which) - set(TARGETS)
     if unknown:
-        parser.error("unknown city %s; choose from %s" % (", ".join(sorted(unknown)), ", ".join(sorted(TARGETS))))
+        parser.error("unknown city %s; choose from %s"
+                     % (", ".join(sorted(unknown)), ", ".join(sorted(TARGETS))))
     for which in args.which or sorted(TARGETS):
         plan, folder = TARGETS[which]
         write(plan, folder)

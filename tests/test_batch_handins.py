@@ -16,7 +16,7 @@ import zipfile
 
 import pytest
 
-from grader.batch import archives, exports, sources
+from grader.batch import exports, sources
 from grader.batch.archives import Limits
 from grader.batch.cli import main as batch_main
 from gradertest import ROOT

@@ -19,7 +19,6 @@ from grader.batch.gradebook import Gradebook
 from grader.errors import UserError
 from grader.report import csvfile
 from gradertest import ROOT
-from test_batch_archives import make_zip
 from test_batch_run import variant
 
 

@@ -17,10 +17,10 @@ import psutil
 import pytest
 import yaml
 
-from gradertest import ROOT, SUBMISSIONS
 from grader.batch import archives, bundle, compare, exports
 from grader.batch.cli import main as batch_main
 from grader.batch.gradebook import Gradebook
+from gradertest import ROOT, SUBMISSIONS
 from test_batch_archives import make_zip
 
 QUICK = ['alphabeta_nested', 'alphabeta_helpers', 'bug_no_undo', 'syntax_error',

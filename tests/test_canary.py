@@ -65,7 +65,6 @@ import yaml
 from grader import config, fixtures, generated
 from grader.exercises.connect4 import rules as c4rules
 from grader.exercises.tictactoe import board as boards
-
 from gradertest import ROOT
 
 GENERATED = 7

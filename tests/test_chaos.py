@@ -24,9 +24,9 @@ import time
 import psutil
 import pytest
 
-from gradertest import ROOT
 from grader.batch import compare
 from grader.batch.gradebook import Gradebook
+from gradertest import ROOT
 from test_batch_run import graded_rows, quick_folder_class
 from test_interrupts import alive, marked_groups, private_tmp
 

@@ -21,7 +21,6 @@ import pytest
 from grader.child import counting
 from grader.sandbox import bundle, launch, layers
 from grader.sandbox.session import Session
-
 from gradertest import ROOT
 
 ISOLATION = layers.detect()

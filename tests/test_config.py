@@ -3,7 +3,6 @@ import pytest
 
 from grader import config
 from grader.errors import UserError
-
 from gradertest import ROOT
 
 
@@ -46,7 +45,7 @@ def test_wrong_type_points(tmp_path):
     text = repo_policy_text().replace('values: {points: 1.0}', 'values: {points: many}', 1)
     message = load_error(tmp_path, text)
     assert 'exercises.tictactoe.checks.values.points' in message
-    line = next(i for i, l in enumerate(text.splitlines(), 1) if 'points: many' in l)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if 'points: many' in row)
     assert f':{line}:' in message
 
 

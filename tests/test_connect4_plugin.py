@@ -16,7 +16,6 @@ from grader.exercises import base
 from grader.exercises.connect4 import probe, rules
 from grader.exercises.connect4.judge import EXERCISE
 from grader.sandbox.session import Reply
-
 from gradertest import ROOT, SUBMISSIONS
 
 CASES = {c['name']: c for c in

@@ -7,7 +7,6 @@ import pytest
 
 from grader import dist
 from grader.errors import UserError
-
 from gradertest import ROOT
 
 
@@ -55,6 +54,7 @@ def test_the_workflow_checks_every_exercise_folder_the_route_planner_included(tm
     """The workflow's check step, run with a stand-in `grader` that records its calls,
     in a copy of the student template (exercise files at the top, travel/src/citymap.py)."""
     import shutil
+
     import yaml
     repo = tmp_path / 'repo'
     shutil.copytree(ROOT / 'student_template', repo)

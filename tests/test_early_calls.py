@@ -6,8 +6,8 @@ lane is graded again from the start under the true limits.
 """
 import dataclasses
 
-from gradertest import SUBMISSIONS
 from grader import calibrate, engine
+from gradertest import SUBMISSIONS
 
 
 class SlowCalibration(calibrate.Pending):

@@ -108,7 +108,8 @@ def sample_starts(count=24):
 def test_linear_conflicts_never_overestimate_and_never_fall_below_manhattan():
     rng = random.Random(7)
     for state in rng.sample(sorted(puzzle_table.distances()), 20000):
-        assert puzzle.manhattan(state) <= oracle.linear_conflict(state) <= puzzle_table.distance(state)
+        assert (puzzle.manhattan(state) <= oracle.linear_conflict(state)
+                <= puzzle_table.distance(state))
     assert oracle.linear_conflict((3, 2, 1, 4, 5, 6, 7, 8, 0)) == 4 + 4  # 3 and 1 must leave
 
 

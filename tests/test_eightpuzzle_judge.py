@@ -337,6 +337,7 @@ def test_an_official_grade_draws_starts_that_no_report_shows(policy, run, submis
     """The reference keeps full marks on the drawn starts; a Manhattan wrong on every start
     fails them with a board in its feedback, and no report shows that board."""
     import random
+
     from grader import engine, generated
     from grader.report import jsonout, markdown, terminal
     from gradertest import ROOT, SUBMISSIONS

@@ -184,7 +184,8 @@ def test_heuristic_cases_separate_informed_from_blind_search(fixture_cases):
         expected = case["expected"]
         if "heuristic" in case["tags"]:
             assert "required" in case["tags"], case["name"]
-            assert expected["astar_expansions"]["hamming"] < 0.3 * expected["bfs_expansions"], case["name"]
+            assert expected["astar_expansions"]["hamming"] < 0.3 * expected["bfs_expansions"], \
+                case["name"]
             assert expected["ucs_expansions"] >= expected["bfs_expansions"], case["name"]
 
 
@@ -237,7 +238,8 @@ def test_template_has_the_handout_api_a_true_manhattan_and_a_returning_reconstru
     for state in rng.sample(sorted(puzzle_table.distances()), 200):
         assert game.Manhattan(list(state)) == puzzle.manhattan(state)
         assert game.Hamming(list(state)) == puzzle.hamming(state)
-        assert sorted(map(tuple, game.FindNextStates(list(state)))) == sorted(puzzle.successors(state))
+        assert (sorted(map(tuple, game.FindNextStates(list(state))))
+                == sorted(puzzle.successors(state)))
     start, middle, goal = [1, 2, 3, 4, 5, 6, 0, 7, 8], [1, 2, 3, 4, 5, 6, 7, 0, 8], game.targetstate
     camefrom = {game.ListToString(middle): start, game.ListToString(goal): middle}
     with contextlib.redirect_stdout(io.StringIO()):
@@ -249,7 +251,8 @@ def test_template_has_the_handout_api_a_true_manhattan_and_a_returning_reconstru
 
 def test_every_example_submission_has_a_verdict_naming_known_checks():
     verdicts = yaml.safe_load((SUBMISSIONS / "verdicts.yaml").read_text(encoding="utf-8"))
-    files = {path.name for path in SUBMISSIONS.glob("*.py")} | {"../../../student_template/eightpuzzle.py"}
+    files = ({path.name for path in SUBMISSIONS.glob("*.py")}
+             | {"../../../student_template/eightpuzzle.py"})
     assert set(verdicts) == files
     for name, verdict in verdicts.items():
         assert verdict["description"] and set(verdict["fails"]) <= CHECKS, name
@@ -266,7 +269,8 @@ def test_the_student_template_is_graded():
 
 def test_render_draws_the_blank_as_a_dot():
     assert puzzle.render([1, 2, 3, 4, 0, 6, 7, 5, 8]) == "1 2 3\n4 . 6\n7 5 8"
-    assert puzzle.render_side_by_side([puzzle.GOAL, puzzle.GOAL], ["start", "goal"]).splitlines()[1] == "1 2 3   1 2 3"
+    side_by_side = puzzle.render_side_by_side([puzzle.GOAL, puzzle.GOAL], ["start", "goal"])
+    assert side_by_side.splitlines()[1] == "1 2 3   1 2 3"
 
 
 def test_moves_follow_the_handout_offsets():
@@ -291,7 +295,8 @@ def test_printed_states_reads_the_handouts_print_state_and_other_layouts():
 def test_printed_path_skips_debugging_output_before_the_path():
     start = (1, 2, 3, 4, 5, 6, 0, 7, 8)
     middle = (1, 2, 3, 4, 5, 6, 7, 0, 8)
-    grids = [puzzle.render(s, blank="0").replace(" ", "") for s in (start, middle, start, middle, puzzle.GOAL)]
+    grids = [puzzle.render(s, blank="0").replace(" ", "")
+             for s in (start, middle, start, middle, puzzle.GOAL)]
     text = "expanding\n" + "\n\n".join(grids) + "\nUsed total 2 moves\n"
     assert puzzle.printed_path(text, start) == [start, middle, puzzle.GOAL]
     assert puzzle.printed_path("nothing here", start) is None
@@ -338,8 +343,10 @@ def test_judge_draws_the_first_step_that_is_not_a_slide(policy):
 
 def test_judge_reads_camefrom_then_printed_output(policy):
     path = [[1, 2, 0, 4, 5, 3, 7, 8, 6], [1, 2, 3, 4, 5, 0, 7, 8, 6], list(puzzle.GOAL)]
-    rebuilt = judged("length-02", observation(kind="none", rebuilt={"states": path, "calls": 1}), policy)
-    assert rebuilt["validity"].passed and rebuilt["validity"].measured["convention"] == "reconstruct_path"
+    rebuilt = judged("length-02", observation(kind="none", rebuilt={"states": path, "calls": 1}),
+                     policy)
+    assert rebuilt["validity"].passed
+    assert rebuilt["validity"].measured["convention"] == "reconstruct_path"
     text = "\n\n".join(puzzle.render(s, blank="0").replace(" ", "") for s in path)
     printed = judged("length-02", observation(kind="none", printed=text), policy)
     assert printed["optimality"].passed and printed["validity"].measured["convention"] == "printed"
@@ -347,7 +354,8 @@ def test_judge_reads_camefrom_then_printed_output(policy):
 
 def test_judge_flags_disagreeing_expansion_counters(policy):
     from reference.oracles import puzzle_table as table
-    start = next(case for case in yaml.safe_load(FIXTURE.read_text())["cases"] if case["name"] == "length-10")
+    start = next(case for case in yaml.safe_load(FIXTURE.read_text())["cases"]
+                 if case["name"] == "length-10")
     state = tuple(start["input"]["state"])
     path = [state]
     while path[-1] != puzzle.GOAL:
@@ -361,12 +369,14 @@ def test_judge_flags_disagreeing_expansion_counters(policy):
 def test_unsolvable_timeout_says_a_slow_search_looks_like_an_endless_one(policy):
     outcome = judged("unsolvable-swapped-7-8", {}, policy, status="timeout")["unsolvable"]
     assert not outcome.passed
-    assert "181,440" in outcome.message and "hours" in outcome.message and "not show a bug" in outcome.message
+    assert "181,440" in outcome.message and "hours" in outcome.message
+    assert "not show a bug" in outcome.message
 
 
 def test_probe_rebuilds_the_path_from_camefrom_keyed_by_strings():
     from grader.exercises.eightpuzzle import probe
-    start, middle, goal = [1, 2, 3, 4, 5, 6, 0, 7, 8], [1, 2, 3, 4, 5, 6, 7, 0, 8], list(puzzle.GOAL)
+    start, middle = [1, 2, 3, 4, 5, 6, 0, 7, 8], [1, 2, 3, 4, 5, 6, 7, 0, 8]
+    goal = list(puzzle.GOAL)
     camefrom = {"123456708": start, "123456780": middle}
     assert probe.rebuild(camefrom, goal, lambda s: "".join(map(str, s))) == [start, middle, goal]
     looping = {"123456708": goal, "123456780": middle}

@@ -25,7 +25,7 @@ def Minimax(board, maximizing, player):
     return 1, 8
 '''
 
-THIRD_PARTY = ('yaml', 'jsonschema', 'fastjsonschema', 'psutil', 'pytest', '_pytest', 'pluggy',
+THIRD_PARTY = ('yaml', 'jsonschema', 'psutil', 'pytest', '_pytest', 'pluggy',
                'referencing', 'rpds', 'attr', 'attrs', 'tqdm', 'iniconfig', 'packaging',
                'pytest_timeout', 'seccomp', 'pyseccomp', 'grader_evil')
 STDLIB = tuple(getattr(sys, 'stdlib_module_names', ())) or (
@@ -165,7 +165,8 @@ def hostile_pytest_files(folder, marks):
     (folder / 'tictactoe_test.py').write_text(payload(marks, 'tictactoe_test'))
     (folder / 'pytest.ini').write_text('[pytest]\naddopts = -p evil_plugin\npythonpath = .\n'
                                        'python_files = *.py\n')
-    (folder / 'pyproject.toml').write_text('[tool.pytest.ini_options]\naddopts = "-p evil_plugin"\n')
+    (folder / 'pyproject.toml').write_text('[tool.pytest.ini_options]\n'
+                                           'addopts = "-p evil_plugin"\n')
     (folder / 'tox.ini').write_text('[pytest]\naddopts = -p evil_plugin\n')
     (folder / 'setup.cfg').write_text('[tool:pytest]\naddopts = -p evil_plugin\n')
     deeper = folder / 'src' / 'more'
@@ -259,7 +260,7 @@ def test_pytest_inside_the_submission_folder_loads_no_conftest_and_no_module_of_
 def test_pytest_inside_a_plain_submission_folder_activates_without_loading_its_modules(
         tmp_path, marks):
     folder = submission(tmp_path, (ROOT / 'reference' / 'tictactoe.py').read_text())
-    for name in ('yaml', 'jsonschema', 'fastjsonschema', 'psutil', 'grader_evil'):
+    for name in ('yaml', 'jsonschema', 'psutil', 'grader_evil'):
         (folder / f'{name}.py').write_text(payload(marks, name))
     done = run_pytest(folder, '-q')
     assert left(marks) == [], 'student files ran in pytest: ' + ', '.join(left(marks))

@@ -3,7 +3,6 @@ import pytest
 
 from grader import fixtures
 from grader.errors import UserError
-
 from gradertest import ROOT
 
 
@@ -34,13 +33,14 @@ def test_broken_fixture_names_file_and_line(tmp_path):
     with pytest.raises(UserError) as info:
         fixtures.read(path, 'tictactoe')
     message = str(info.value)
-    line = next(i for i, l in enumerate(path.read_text().splitlines(), 1) if 'player: Z' in l)
+    line = next(i for i, row in enumerate(path.read_text().splitlines(), 1) if 'player: Z' in row)
     assert f'tictactoe.yaml:{line}' in message and 'player' in message
 
 
 def test_case_without_expected_asks_for_regeneration(tmp_path):
     path = tmp_path / 't.yaml'
-    path.write_text('exercise: tictactoe\ncases:\n- name: a\n  input: {board: [---, ---, ---], player: X, maximizing: true}\n')
+    path.write_text('exercise: tictactoe\ncases:\n- name: a\n'
+                    '  input: {board: [---, ---, ---], player: X, maximizing: true}\n')
     with pytest.raises(UserError) as info:
         fixtures.read(path, 'tictactoe')
     assert 'grader fixtures --regenerate' in str(info.value)
@@ -58,6 +58,7 @@ def test_digest_changes_with_content(tmp_path):
 
 def test_hidden_fixtures_used_only_when_present(policy, tmp_path):
     from dataclasses import replace
+
     from grader import exercises
     plugin = exercises.get('tictactoe')
     settings = replace(policy.exercises['tictactoe'], hidden_fixtures=(tmp_path / 'absent.yaml',))
@@ -77,15 +78,15 @@ def test_regenerating_keeps_the_files_own_comments_and_changes_nothing(policy, t
     shipped = ROOT / 'fixtures' / f'{exercise}.yaml'
     path = tmp_path / shipped.name
     path.write_text('# a note of the course staff\n# kept on regeneration\n'
-                    + ''.join(l for l in shipped.read_text().splitlines(keepends=True)
-                              if not l.startswith('#')))
+                    + ''.join(row for row in shipped.read_text().splitlines(keepends=True)
+                              if not row.startswith('#')))
     before = path.read_text()
     settings = replace(policy.exercises[exercise], fixtures=(path,), hidden_fixtures=())
     patched = replace(policy, exercises={**policy.exercises, exercise: settings})
     fixtures.regenerate(patched, exercise)
     assert path.read_text() == before
     fresh = tmp_path / 'fresh.yaml'
-    fresh.write_text(''.join(l for l in shipped.read_text().splitlines(keepends=True)
-                             if not l.startswith('#')))
+    fresh.write_text(''.join(row for row in shipped.read_text().splitlines(keepends=True)
+                             if not row.startswith('#')))
     fixtures.regenerate(patched, exercise, paths=[fresh])
     assert fresh.read_text().startswith(f'# {exercise} fixture cases.')

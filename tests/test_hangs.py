@@ -12,8 +12,8 @@ import time
 import pytest
 import yaml
 
-from gradertest import ROOT
 from grader import engine
+from gradertest import ROOT
 
 LOOP = '''
 def Minimax(board, maximizing, player):

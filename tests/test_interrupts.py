@@ -17,8 +17,8 @@ import time
 import psutil
 import pytest
 
-from gradertest import ROOT
 from grader.sandbox import layers, leftovers, registry
+from gradertest import ROOT
 
 SLEEPS = '''
 import time
@@ -174,8 +174,8 @@ def batch(source, out, tmp, *extra):
                          ids=['SIGTERM-to-main', 'SIGINT-to-main', 'Ctrl-C-to-group'])
 def test_an_interrupted_batch_stops_its_workers_and_leaves_nothing(hanging_class, tmp_path,
                                                                    scratch, to_group, sig):
-    from test_batch_run import graded_rows
     from grader.batch.gradebook import Gradebook
+    from test_batch_run import graded_rows
     out = tmp_path / 'out'
     proc = batch(hanging_class, out, scratch)
     wait_until(lambda: len(graded_rows(out)) >= 2, proc)

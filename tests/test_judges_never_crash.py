@@ -21,7 +21,6 @@ from grader import exercises as plugins
 from grader.judging import outcomes as kinds
 from grader.sandbox import protocol
 from grader.sandbox.session import Reply
-
 from gradertest import ROOT
 
 POLICY = config.load(ROOT / 'grading.yaml')
@@ -48,33 +47,44 @@ def from_schema(schema):
     kind = schema.get('type')
     if isinstance(kind, list):
         return st.one_of([from_schema(dict(schema, type=k)) for k in kind])
-    if kind == 'null':
-        return st.none()
-    if kind == 'boolean':
-        return st.booleans()
-    if kind == 'integer':
-        return st.integers(schema.get('minimum', -10 ** 6), schema.get('maximum', 10 ** 6))
-    if kind == 'number':
-        return st.floats(schema.get('minimum', -1e6), schema.get('maximum', 1e6),
-                         allow_nan=False, allow_infinity=False)
-    if kind == 'string':
-        if 'pattern' in schema:
-            return st.from_regex(re.compile(schema['pattern']), fullmatch=True)
-        return st.text(max_size=min(schema.get('maxLength', 40), 40))
-    if kind == 'array':
-        items = schema.get('items', {})
-        if isinstance(items, list):     # a tuple: one schema per position
-            return st.tuples(*[from_schema(item) for item in items]).map(list)
-        return st.lists(from_schema(items) if items else st.integers(),
-                        min_size=schema.get('minItems', 0),
-                        max_size=max(schema.get('minItems', 0), min(schema.get('maxItems', 5), 8)))
-    if kind == 'object' or 'properties' in schema:
-        properties = schema.get('properties', {})
-        required = set(schema.get('required', ()))
-        optional = {k: from_schema(v) for k, v in properties.items() if k not in required}
-        return st.fixed_dictionaries({k: from_schema(properties.get(k, {'type': 'integer'}))
-                                      for k in required}, optional=optional)
-    return st.integers()
+    if kind not in TYPED and 'properties' in schema:
+        kind = 'object'
+    return TYPED.get(kind, lambda _: st.integers())(schema)
+
+
+def _string(schema):
+    if 'pattern' in schema:
+        return st.from_regex(re.compile(schema['pattern']), fullmatch=True)
+    return st.text(max_size=min(schema.get('maxLength', 40), 40))
+
+
+def _array(schema):
+    if 'prefixItems' in schema:     # a tuple: one schema per position
+        return st.tuples(*[from_schema(item) for item in schema['prefixItems']]).map(list)
+    items = schema.get('items', {})
+    return st.lists(from_schema(items) if items else st.integers(),
+                    min_size=schema.get('minItems', 0),
+                    max_size=max(schema.get('minItems', 0), min(schema.get('maxItems', 5), 8)))
+
+
+def _object(schema):
+    properties = schema.get('properties', {})
+    required = set(schema.get('required', ()))
+    optional = {k: from_schema(v) for k, v in properties.items() if k not in required}
+    return st.fixed_dictionaries({k: from_schema(properties.get(k, {'type': 'integer'}))
+                                  for k in required}, optional=optional)
+
+
+TYPED = {
+    'null': lambda _: st.none(),
+    'boolean': lambda _: st.booleans(),
+    'integer': lambda schema: st.integers(schema.get('minimum', -10 ** 6),
+                                          schema.get('maximum', 10 ** 6)),
+    'number': lambda schema: st.floats(schema.get('minimum', -1e6), schema.get('maximum', 1e6),
+                                       allow_nan=False, allow_infinity=False),
+    'string': _string, 'array': _array, 'object': _object,
+}
+"""A strategy for each ``type`` of a schema."""
 
 
 def _merge(base, branch):

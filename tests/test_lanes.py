@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
-from gradertest import ROOT, SUBMISSIONS
 from grader import config, engine
 from grader.errors import UserError
+from gradertest import ROOT, SUBMISSIONS
 
 
 def with_own_worker(policy, exercise, keys):
@@ -30,8 +30,9 @@ def graded(policy, run, folder, jobs):
 def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, submission):
     folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
     one_child = graded(with_own_worker(policy, 'eightpuzzle', []), run, folder, jobs=2)
-    split = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, jobs=2)
-    serial = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, jobs=1)
+    own = with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable'])
+    split = graded(own, run, folder, jobs=2)
+    serial = graded(own, run, folder, jobs=1)
     assert one_child.score == split.score == serial.score == one_child.max_score
     assert outcomes(one_child) == outcomes(split) == outcomes(serial)
     hard = policy.exercises['eightpuzzle'].check_param('hard', 'cases').split(',')
@@ -46,7 +47,8 @@ def test_a_module_that_fails_to_import_is_reported_once(policy, run, submission)
     result = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, 2)
     assert result.score == 0
     assert 'syntax error at line' in result.error
-    assert all(c.cases_total <= 1 for c in result.checks), [(c.name, c.cases_total) for c in result.checks]
+    assert all(c.cases_total <= 1 for c in result.checks), \
+        [(c.name, c.cases_total) for c in result.checks]
 
 
 def test_own_worker_keys_must_be_factors(tmp_path):
@@ -54,7 +56,8 @@ def test_own_worker_keys_must_be_factors(tmp_path):
         'own_worker: [hard, unsolvable]', 'own_worker: [hard, unsolveable]')
     assert 'unsolveable' in text
     path = tmp_path / 'grading.yaml'
-    path.write_text(text.replace('fixtures/', f'{ROOT}/fixtures/').replace('hidden/', f'{ROOT}/hidden/'))
+    path.write_text(text.replace('fixtures/', f'{ROOT}/fixtures/')
+                    .replace('hidden/', f'{ROOT}/hidden/'))
     with pytest.raises(UserError) as error:
         config.load(path)
     assert "own_worker: 'unsolveable' is not a key of factors" in str(error.value)

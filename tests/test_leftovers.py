@@ -13,11 +13,18 @@ import sys
 import psutil
 import pytest
 
-from gradertest import ROOT
 from grader.sandbox import cgroups, leftovers
-
-from test_interrupts import (alive, copies_hold, grader, marked_groups, private_tmp, sandboxed,
-                             sleeping_submission, wait_until)
+from gradertest import ROOT
+from test_interrupts import (
+    alive,
+    copies_hold,
+    grader,
+    marked_groups,
+    private_tmp,
+    sandboxed,
+    sleeping_submission,
+    wait_until,
+)
 
 
 def dead_owner():

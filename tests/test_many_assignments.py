@@ -6,9 +6,9 @@ assignments share is graded once.
 import dataclasses
 import shutil
 
-from gradertest import ROOT
 from grader import engine
 from grader.config import Assignment
+from gradertest import ROOT
 
 
 def checks(result):

@@ -13,7 +13,6 @@ from grader import config, scoring
 from grader.errors import UserError
 from grader.exercises.base import Outcome
 from grader.model import ExerciseResult
-
 from gradertest import ROOT
 
 TTT, C4, EP = 'tictactoe', 'connect4', 'eightpuzzle'

@@ -1,9 +1,10 @@
-"""The compiled reply checks agree with jsonschema's draft 7 validator.
+"""The reply checks validate JSON Schema 2020-12, and the plug-ins' schemas are 2020-12.
 
-Every plug-in's observation schema (and the protocol envelope) must be a
-valid draft 7 schema, and ``grader.replycheck`` must accept and reject
-exactly what ``jsonschema.Draft7Validator`` does, on a valid example built
-from each schema and on every single-leaf corruption of it.
+Every plug-in's observation schema (and the protocol's envelopes) must be a
+valid 2020-12 schema written with no keyword of an older draft (which a
+2020-12 validator silently ignores), and ``grader.replycheck`` must accept a
+valid example built from each schema and reject corruptions of it, exactly
+as ``jsonschema.Draft202012Validator`` does.
 """
 import copy
 
@@ -12,9 +13,12 @@ import pytest
 
 from grader import exercises
 from grader.replycheck import ReplyCheck
+from grader.sandbox import protocol
 
 ODD_VALUES = [True, False, 0, -1, 1.5, float('inf'), 'x', '', None, [], {}, [None, 1], {'kind': 1}]
 PLUGINS = sorted(exercises.registry().items())
+SCHEMAS = [(name, plugin.observation_schema) for name, plugin in PLUGINS] + [
+    ('envelope', protocol.ENVELOPE_SCHEMA), ('case', protocol.CASE_SCHEMA)]
 
 
 PATTERN_EXAMPLES = {'^[.xo?]{7}$': '.......'}
@@ -56,9 +60,9 @@ def example(schema):
             document['extra'] = example(extra)
         return document
     if kind == 'array':
+        if 'prefixItems' in schema:
+            return [example(sub) for sub in schema['prefixItems']]
         items = schema.get('items', {})
-        if isinstance(items, list):
-            return [example(sub) for sub in items]
         return [example(items) for _ in range(max(1, schema.get('minItems', 1)))]
     if kind == 'string' and 'pattern' in schema:
         return PATTERN_EXAMPLES[schema['pattern']]
@@ -95,23 +99,31 @@ def corruptions(document):
             yield shorter
 
 
-@pytest.mark.parametrize('name,plugin', PLUGINS, ids=[n for n, _ in PLUGINS])
-def test_observation_schema_is_draft7_and_checks_agree(name, plugin):
-    schema = plugin.observation_schema
-    jsonschema.Draft7Validator.check_schema(schema)
-    reference = jsonschema.Draft7Validator(schema)
-    fast = ReplyCheck(schema)
+@pytest.mark.parametrize('name,schema', SCHEMAS, ids=[n for n, _ in SCHEMAS])
+def test_reply_schemas_are_2020_12_and_the_checks_follow_them(name, schema):
+    jsonschema.Draft202012Validator.check_schema(schema)
+    reference = jsonschema.Draft202012Validator(schema)
+    check = ReplyCheck(schema)
     disagreements, rejected = [], 0
     for valid in examples(schema):
         assert reference.is_valid(valid), (name, valid)
-        assert fast.is_valid(valid)
+        assert check.is_valid(valid)
         for document in corruptions(valid):
             expected = reference.is_valid(document)
             rejected += not expected
-            if fast.is_valid(document) != expected:
+            if check.is_valid(document) != expected:
                 disagreements.append(document)
     assert not disagreements, disagreements[:3]
     assert rejected > 0    # the corruptions do exercise the schema
+
+
+def test_tuple_arrays_are_checked_position_by_position():
+    """``prefixItems`` is a 2020-12 keyword: an older draft's validator would let this through."""
+    check = ReplyCheck({'type': 'array', 'prefixItems': [{'type': 'string'}, {'type': 'number'}],
+                        'minItems': 2, 'maxItems': 2})
+    assert check.is_valid(['A', 3])
+    assert not check.is_valid([3, 'A'])
+    assert not check.is_valid(['A', 3, 4])
 
 
 def test_booleans_are_not_numbers():
@@ -121,8 +133,8 @@ def test_booleans_are_not_numbers():
     assert not check.is_valid({'n': 3.5})
 
 
-NEWER_KEYWORDS = {'prefixItems', '$defs', 'dependentRequired', 'dependentSchemas',
-                  'unevaluatedItems', 'unevaluatedProperties', '$dynamicRef', 'minContains'}
+OLDER_KEYWORDS = {'definitions', 'dependencies', 'additionalItems'}
+"""Draft 7 keywords that a 2020-12 validator ignores (``items`` as a list it refuses)."""
 
 
 def keywords(schema):
@@ -135,7 +147,6 @@ def keywords(schema):
             yield from keywords(value)
 
 
-@pytest.mark.parametrize('name,plugin', PLUGINS, ids=[n for n, _ in PLUGINS])
-def test_observation_schema_uses_no_keyword_newer_than_draft7(name, plugin):
-    """Draft 7 validators silently ignore 2020-12 keywords, which would let bad replies through."""
-    assert not NEWER_KEYWORDS & set(keywords(plugin.observation_schema))
+@pytest.mark.parametrize('name,schema', SCHEMAS, ids=[n for n, _ in SCHEMAS])
+def test_reply_schemas_use_no_keyword_of_an_older_draft(name, schema):
+    assert not OLDER_KEYWORDS & set(keywords(schema))

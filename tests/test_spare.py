@@ -17,8 +17,7 @@ import pytest
 
 from grader import cli, config
 from grader.sandbox import layers, spare
-from grader.sandbox.session import SandboxSettings, Session
-
+from grader.sandbox.session import SandboxSettings, Session, start_spare
 from gradertest import ROOT, SUBMISSIONS
 
 ISOLATION = layers.detect()
@@ -44,7 +43,7 @@ def session(folder, settings=None):
 
 
 def waiting_spare(settings=None):
-    spare.start(ISOLATION, settings or SandboxSettings())
+    start_spare(ISOLATION, settings or SandboxSettings())
     assert len(spare._spares) == 1
     return spare._spares[0]
 
@@ -132,7 +131,7 @@ def test_check_gives_the_same_verdicts_with_and_without_the_spare(tmp_path, monk
     config = ['--config', str(ROOT / 'grading.yaml')]
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'a.json')]) == 0
     assert taken.count(True) == 1          # one lane adopted the spare, the other spawned
-    monkeypatch.setattr(spare, 'start', lambda isolation, settings: None)
+    monkeypatch.setattr('grader.sandbox.session.start_spare', lambda isolation, settings: None)
     taken.clear()
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'b.json')]) == 0
     assert taken and not any(taken)

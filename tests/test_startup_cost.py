@@ -22,7 +22,6 @@ import pytest
 from grader import cli, config, doccache, fixtures, yamlio
 from grader.errors import UserError
 from grader.sandbox import cgroups, layers, protocol, reaper
-
 from gradertest import ROOT
 
 TICTACTOE = ROOT / 'fixtures' / 'tictactoe.yaml'
@@ -289,7 +288,8 @@ def test_a_failing_bubblewrap_gives_its_last_error_line(fresh_probes, monkeypatc
     fake.write_text('#!/bin/sh\necho "first line" >&2\necho "bwrap: No permissions" >&2\nexit 1\n')
     fake.chmod(0o755)
     monkeypatch.setattr(layers.shutil, 'which', lambda *a, **k: str(fake))
-    assert layers._probe_bwrap() == ('', f'{fake} cannot create namespaces here (bwrap: No permissions)')
+    assert layers._probe_bwrap() == (
+        '', f'{fake} cannot create namespaces here (bwrap: No permissions)')
 
 
 def test_the_cgroup_v2_probe_makes_one_group(tmp_path, monkeypatch):
@@ -361,7 +361,7 @@ def test_check_imports_only_what_it_uses(tmp_path, cache):
             f'status = cli.main(["--config", {str(ROOT / "grading.yaml")!r}, "check", "-q", '
             f'{str(folder)!r}]); '
             'print(status, sorted(m for m in sys.modules if m.split(".")[0] in '
-            '("yaml", "jsonschema", "ctypes", "psutil") or m.startswith("grader.batch") '
+            '("yaml", "ctypes", "psutil") or m.startswith("grader.batch") '
             'or m in ("grader.report.junit", "grader.report.gradescope", '
             '"grader.report.markdown", "grader.report.jsonout")))')
     env = dict(os.environ, GRADER_CACHE_DIR=str(cache))
@@ -426,7 +426,8 @@ def test_kill_children_of_a_process_that_is_gone():
 
 def test_wait_for_exit_sees_the_exit_at_once_and_keeps_the_timeout():
     from grader.sandbox.session import wait_for_exit
-    quick = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.2); raise SystemExit(3)'])
+    quick = subprocess.Popen([sys.executable, '-c',
+                              'import time; time.sleep(0.2); raise SystemExit(3)'])
     assert wait_for_exit(quick, 30.0) == 3
     assert wait_for_exit(quick, 1.0) == 3  # already reaped
     slow = subprocess.Popen(['sleep', '60'])

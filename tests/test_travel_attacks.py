@@ -36,7 +36,8 @@ def test_searches_that_go_past_the_counters_earn_no_efficiency_but_keep_their_an
     for name in ('dijkstra_private_adjacency', 'astar_private_adjacency', 'dijkstra_fake_counts'):
         verdict = VERDICTS[name]
         assert verdict['fails'] == ['efficiency'], name
-        assert verdict['facts']['evidence_status'] == 'not counted' and verdict['facts']['searched'], name
+        assert verdict['facts']['evidence_status'] == 'not counted', name
+        assert verdict['facts']['searched'], name
     assert VERDICTS['table_of_public_trips']['facts'] == {'searched': False}
 
 
@@ -44,9 +45,10 @@ def test_an_unused_missing_module_is_graded_with_a_stand_in_and_reported(tmp_pat
     folder = TRAVEL / 'unused_import_requests'
     text = (folder / 'src' / 'citymap.py').read_text(encoding='utf-8')
     assert 'from requests import put' in text
-    assert not any(isinstance(node, ast.Name) and node.id == 'put' for node in ast.walk(ast.parse(text)))
-    reports = {'json': tmp_path / 'r.json', 'markdown': tmp_path / 'r.md', 'junit': tmp_path / 'r.xml',
-               'gradescope': tmp_path / 'g.json'}
+    assert not any(isinstance(node, ast.Name) and node.id == 'put'
+                   for node in ast.walk(ast.parse(text)))
+    reports = {'json': tmp_path / 'r.json', 'markdown': tmp_path / 'r.md',
+               'junit': tmp_path / 'r.xml', 'gradescope': tmp_path / 'g.json'}
     options = [arg for kind, path in reports.items() for arg in (f'--{kind}', str(path))]
     done = subprocess.run([*GRADER, 'grade', str(folder), '--assignment', 'routeplanner',
                            '--color', 'never', *options], capture_output=True, text=True, cwd=ROOT,

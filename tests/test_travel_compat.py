@@ -18,7 +18,6 @@ import math
 import shutil
 import subprocess
 import sys
-
 from pathlib import Path
 
 import pytest
@@ -62,7 +61,8 @@ def grader_cli(config, *args):
 
 
 def grade_reference(config, tmp_path):
-    from grader import config as policies, engine
+    from grader import config as policies
+    from grader import engine
     policy = policies.load(config)
     folder = tmp_path / 'submission'
     shutil.copytree(ROOT / 'reference' / 'travel', folder)
@@ -81,13 +81,15 @@ def test_helsinki_network_through_configuration(tmp_path):
     document = yaml.safe_load(fixture.read_text(encoding='utf-8'))
     assert len(document['cases']) > 40
     document['cases'] += [
-        {'name': name, 'source': 'seed: course tests (helsinki-tram/SOURCE.md)', 'tags': ['required'],
+        {'name': name, 'source': 'seed: course tests (helsinki-tram/SOURCE.md)',
+         'tags': ['required'],
          'input': {'start': start, 'goal': goal, 'departure': departure}}
         for name, start, goal, departure, _ in COURSE_CASES]
     fixture.write_text(yaml.safe_dump(document, sort_keys=False), encoding='utf-8')
     grader_cli(config, 'fixtures', '--regenerate')
 
-    expected = {c['name']: c['expected'] for c in yaml.safe_load(fixture.read_text(encoding='utf-8'))['cases']}
+    expected = {c['name']: c['expected']
+                for c in yaml.safe_load(fixture.read_text(encoding='utf-8'))['cases']}
     assert [expected[name]['arrival'] for name, *_ in COURSE_CASES] == [23, 33, 25]
     assert [len(expected[name]['hops']) for name, *_ in COURSE_CASES] == [9, 9, 12]
     grader_cli(config, 'fixtures', '--verify')
@@ -127,9 +129,11 @@ def grid_city(size=4, spacing=400):
             code = '%04d  %d' % (3000 + number, direction)
             times = [0]
             for a, b in zip(path, path[1:]):
-                times.append(times[-1] + max(1, math.ceil(math.dist(position[a], position[b]) * slowness / 260)))
+                ride = math.ceil(math.dist(position[a], position[b]) * slowness / 260)
+                times.append(times[-1] + max(1, ride))
                 neighbors[a].setdefault(b, []).append(code)
-            routes.append({'code': code, 'codeShort': str(number), 'name': f'{path[0]} - {path[-1]}',
+            routes.append({'code': code, 'codeShort': str(number),
+                           'name': f'{path[0]} - {path[-1]}',
                            'x': [position[c][0] for c in path], 'y': [position[c][1] for c in path],
                            'stopCodes': path, 'stopTimes': times})
     stops = [{'code': code, 'address': f'Ruutukatu {k + 1}', 'name': f'Ruutu {code[2:]}',
@@ -149,6 +153,7 @@ def test_a_small_network_written_here(tmp_path):
     grader_cli(config, 'fixtures', '--regenerate', '--create')
     cases = yaml.safe_load((tmp_path / 'travel.yaml').read_text(encoding='utf-8'))['cases']
     route_cases = [c for c in cases if 'start' in c['input']]
-    assert len(route_cases) >= 20 and all(c['input']['start'] in {s['code'] for s in stops} for c in route_cases)
+    assert len(route_cases) >= 20
+    assert all(c['input']['start'] in {s['code'] for s in stops} for c in route_cases)
     assert any('transfer' in c['tags'] for c in route_cases)
     grade_reference(config, tmp_path)

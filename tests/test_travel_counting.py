@@ -37,7 +37,8 @@ def counted(module, city, case, limit=None):
     log = probe.Expansions(module, city, limit)
     inp = case['input']
     with log:
-        result = city.search(city.get_stop(inp['start']), city.get_stop(inp['goal']), inp['departure'])
+        result = city.search(city.get_stop(inp['start']), city.get_stop(inp['goal']),
+                             inp['departure'])
     return log.report(), result
 
 
@@ -57,7 +58,8 @@ def test_a_search_through_the_neighbour_mappings_alone_is_counted():
     module = load('astar_reads_stops')
     city = module.CityMap(*SMALL)
     report, _ = counted(module, city, ROUTES[-1])
-    assert report['calls'] == {'get_neighbors': 0, 'get_neighbors_codes': 0, 'fastest_transition': 0}
+    assert report['calls'] == {'get_neighbors': 0, 'get_neighbors_codes': 0,
+                               'fastest_transition': 0}
     assert report['events'] == report['count'] > 0 and report['listings'] > 0
 
 
@@ -132,7 +134,8 @@ def test_the_classes_are_restored_and_a_rebinding_is_seen():
     module.CityMap.get_neighbors_codes = before[0]['get_neighbors_codes']
     with log:
         pass
-    assert dict(module.CityMap.__dict__) == before[0] and module.State.__dict__['__init__'] is before[1]
+    assert dict(module.CityMap.__dict__) == before[0]
+    assert module.State.__dict__['__init__'] is before[1]
 
 
 def efficiency_outcome(name, counts, floor, hidden=False, cpu=0.2):

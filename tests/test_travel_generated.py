@@ -40,7 +40,8 @@ class RawCity:
 
     def reach(self, a, b, now):
         """Earliest arrival at ``b`` leaving ``a`` at ``now`` by one segment, or None."""
-        times = [now + (offset - now) % 10 + ride for to, offset, ride in self.leaving.get(a, ()) if to == b]
+        times = [now + (offset - now) % 10 + ride
+                 for to, offset, ride in self.leaving.get(a, ()) if to == b]
         return min(times) if times else None
 
     def earliest(self, start, departure):
@@ -64,14 +65,16 @@ class RawCity:
         return ((xa - xb) ** 2 + (ya - yb) ** 2) ** 0.5
 
     def lower_bound_count(self, best, goal):
-        """Stops (goal excluded) whose earliest arrival + distance/260 is below the goal's arrival."""
+        """Stops (goal excluded) whose earliest arrival + distance/260 is below the goal's
+        arrival."""
         return sum(1 for code, time in best.items()
                    if code != goal and time + self.distance(code, goal) / 260.0 < best[goal] - 1e-9)
 
 
 @pytest.fixture(scope='module')
 def cities():
-    return {'small': RawCity(ROOT / 'fixtures/travel'), 'large': RawCity(ROOT / 'fixtures/travel/large')}
+    return {'small': RawCity(ROOT / 'fixtures/travel'),
+            'large': RawCity(ROOT / 'fixtures/travel/large')}
 
 
 def drawn(seed, count=12, large_trips=3):
@@ -96,9 +99,11 @@ def test_every_generated_trip_is_answered_as_an_independent_oracle_answers_it(ci
                 assert hops[0] == [trip['start'], trip['departure']] and hops[-1][0] == trip['goal']
                 for (a, t), (b, u) in zip(hops, hops[1:]):
                     assert u == city.reach(a, b, t), (seed, trip, a, b)
-                if network == 'large':   # the efficiency floors (small-city ones are equally computed)
+                # the efficiency floors (small-city ones are equally computed)
+                if network == 'large':
                     assert want['floor_expansions'] == city.lower_bound_count(best, trip['goal'])
-                    assert want['floor_expansions'] <= want['astar_expansions'] <= want['dijkstra_expansions']
+                    assert (want['floor_expansions'] <= want['astar_expansions']
+                            <= want['dijkstra_expansions'])
                 checked += 1
     assert checked == len(SEEDS) * 11 + len(LARGE_SEEDS) * 3
 
@@ -112,7 +117,8 @@ def test_generated_trips_are_varied_and_well_formed(cities):
         assert first['tags'] == ['efficiency'] and first['input']['network'] == 'large'
         trips = first['input']['trips']
         assert len(trips) == 3 and len({t['departure'] for t in trips}) == 3
-        width = max(x for x, _ in cities['large'].xy.values()) - min(x for x, _ in cities['large'].xy.values())
+        xs = [x for x, _ in cities['large'].xy.values()]
+        width = max(xs) - min(xs)
         assert all(cities['large'].distance(t['start'], t['goal']) >= 0.4 * width for t in trips)
         for case in rest:
             inp = case['input']

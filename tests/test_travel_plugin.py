@@ -31,7 +31,8 @@ def test_prepare_lays_out_the_network_where_the_handout_looks(plugin, settings, 
     (copy / 'lines.json').mkdir()                      # even a folder in the way
     plugin.prepare(settings)(copy)
     for name, source in [('network.json', 'stops_file'), ('lines.json', 'routes_file'),
-                         ('large/network.json', 'large_stops_file'), ('large/lines.json', 'large_routes_file')]:
+                         ('large/network.json', 'large_stops_file'),
+                         ('large/lines.json', 'large_routes_file')]:
         assert (copy / name).read_bytes() == open(settings.options[source], 'rb').read(), name
     assert plugin.child_options(settings)['data']['small'] == ['network.json', 'lines.json']
 
@@ -72,7 +73,8 @@ def test_route_feedback_draws_returned_and_expected_but_not_for_hidden_cases(plu
     late = [[case.input['goal'], 19], [case.input['start'], case.input['departure']]]
     arrival, route, timeouts = plugin.judge(case, [reply_with_chain(late)], settings)
     assert not arrival.passed and 'expected 8m' in arrival.message
-    assert 'returned (start first):' in arrival.feedback and 'expected: arrival at 8m' in arrival.feedback
+    assert 'returned (start first):' in arrival.feedback
+    assert 'expected: arrival at 8m' in arrival.feedback
     assert not route.passed and 'no tram runs directly' in route.message
     assert not timeouts.passed
     hidden = plugin.judge(route_case(hidden=True), [reply_with_chain(late)], settings)[0]

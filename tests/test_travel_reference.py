@@ -22,7 +22,8 @@ SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'travel'
 CHECKS = {'arrival', 'route', 'heuristic', 'comparator', 'efficiency', 'timeouts'}
 SHIPPED = {
     'small': (ROOT / 'fixtures/travel/network.json', ROOT / 'fixtures/travel/lines.json'),
-    'large': (ROOT / 'fixtures/travel/large/network.json', ROOT / 'fixtures/travel/large/lines.json'),
+    'large': (ROOT / 'fixtures/travel/large/network.json',
+              ROOT / 'fixtures/travel/large/lines.json'),
 }
 CITIES = dict(SHIPPED)
 if HELSINKI.is_dir():
@@ -33,9 +34,11 @@ TRIP_SET = next(c for c in CASES if 'trips' in c['input'])
 ROUTE_CASES = [c for c in CASES if 'start' in c['input']] + [
     {'name': '%s-%d' % (TRIP_SET['name'], k), 'tags': TRIP_SET['tags'],
      'input': dict(trip, network=TRIP_SET['input']['network']), 'expected': expected}
-    for k, (trip, expected) in enumerate(zip(TRIP_SET['input']['trips'], TRIP_SET['expected']['trips']), 1)]
+    for k, (trip, expected) in enumerate(zip(TRIP_SET['input']['trips'],
+                                             TRIP_SET['expected']['trips']), 1)]
 COMPARATOR_CASES = [c for c in CASES if 'comparator' in c['tags']]
-needs_helsinki = pytest.mark.skipif(not HELSINKI.is_dir(), reason='Helsinki tram data not found at %s' % HELSINKI)
+needs_helsinki = pytest.mark.skipif(not HELSINKI.is_dir(),
+                                    reason='Helsinki tram data not found at %s' % HELSINKI)
 
 
 def schema(name):
@@ -59,7 +62,8 @@ def networks():
 @pytest.mark.parametrize('city', sorted(CITIES))
 def test_network_files_match_schemas(city):
     stops_file, routes_file = CITIES[city]
-    for document, name in [(stops_file, 'network/stops.schema.json'), (routes_file, 'network/routes.schema.json')]:
+    for document, name in [(stops_file, 'network/stops.schema.json'),
+                           (routes_file, 'network/routes.schema.json')]:
         jsonschema.Draft202012Validator.check_schema(schema(name))
         jsonschema.validate(json.loads(document.read_text(encoding='utf-8')), schema(name),
                             cls=jsonschema.Draft202012Validator)
@@ -74,7 +78,8 @@ def test_schema_rejects_a_stop_without_neighbors():
     stops = json.loads(SHIPPED['small'][0].read_text(encoding='utf-8'))
     del stops[0]['neighbors']
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(stops, schema('network/stops.schema.json'), cls=jsonschema.Draft202012Validator)
+        jsonschema.validate(stops, schema('network/stops.schema.json'),
+                            cls=jsonschema.Draft202012Validator)
 
 
 def test_check_network_finds_a_wrong_neighbour_list(networks):
@@ -117,7 +122,7 @@ def test_check_route_accepts_an_optimal_route_and_rejects_a_wrong_time(networks)
     network = networks['small']
     case = next(c for c in ROUTE_CASES if c['name'] == 'long-across-city')
     hops = [tuple(hop) for hop in case['expected']['hops']]
-    start, goal, departure = case['input']['start'], case['input']['goal'], case['input']['departure']
+    start, goal, departure = (case['input'][key] for key in ('start', 'goal', 'departure'))
     assert tram.check_route(network, hops, start, goal, departure) == []
     late = hops[:-1] + [(hops[-1][0], hops[-1][1] + 1)]
     assert tram.check_route(network, late, start, goal, departure)
@@ -127,28 +132,32 @@ def test_check_route_accepts_an_optimal_route_and_rejects_a_wrong_time(networks)
 
 
 def test_time_to_string():
-    assert (tram.time_to_string(23), tram.time_to_string(63), tram.time_to_string(60)) == ('23m', '1h3m', '1h0m')
+    assert [tram.time_to_string(m) for m in (23, 63, 60)] == ['23m', '1h3m', '1h0m']
 
 
 # ---------------------------------------------------------------- fixture file
 
 def test_fixture_file_matches_schema():
     document = yaml.safe_load(FIXTURE.read_text(encoding='utf-8'))
-    jsonschema.validate(document, fixtures.schema_for('travel'), cls=jsonschema.Draft202012Validator)
+    jsonschema.validate(document, fixtures.schema_for('travel'),
+                        cls=jsonschema.Draft202012Validator)
     names = [c['name'] for c in document['cases']]
     assert len(names) == len(set(names))
 
 
 def test_fixture_file_regenerates_exactly():
     """Every case, in order, with its expected block, is what the oracle makes today."""
-    assert yaml.safe_load(FIXTURE.read_text(encoding='utf-8')) == {'exercise': 'travel', 'cases': oracle.fixture_cases()}, \
-        'run grader fixtures --regenerate (or python -m reference.oracles.travel --write fixtures/travel.yaml)'
+    made = {'exercise': 'travel', 'cases': oracle.fixture_cases()}
+    assert yaml.safe_load(FIXTURE.read_text(encoding='utf-8')) == made, \
+        ('run grader fixtures --regenerate '
+         '(or python -m reference.oracles.travel --write fixtures/travel.yaml)')
 
 
 def test_fixture_covers_every_departure_minute_and_the_tags():
     tags = {tag for c in CASES for tag in c['tags']}
     assert {'required', 'heuristic', 'efficiency', 'transfer', 'start-is-goal'} <= tags
-    assert {c['input']['departure'] for c in ROUTE_CASES if 'departure-sweep' in c['tags']} == set(range(10))
+    sweep = {c['input']['departure'] for c in ROUTE_CASES if 'departure-sweep' in c['tags']}
+    assert sweep == set(range(10))
     assert all(c['input'].get('network') == 'large' for c in CASES if 'efficiency' in c['tags'])
 
 
@@ -194,9 +203,11 @@ def test_reference_astar_matches_dijkstra(networks, reference_map, case):
         hops.append((state.get_stop_code(), state.get_time()))
         state = state.get_previous()
     hops.reverse()
-    dijkstra_hops, _ = tdijkstra.dijkstra(networks[which], inp['start'], inp['goal'], inp['departure'])
+    dijkstra_hops, _ = tdijkstra.dijkstra(networks[which], inp['start'], inp['goal'],
+                                          inp['departure'])
     assert hops[-1][1] == dijkstra_hops[-1][1] == case['expected']['arrival']
-    assert tram.check_route(networks[which], hops, inp['start'], inp['goal'], inp['departure']) == []
+    assert tram.check_route(networks[which], hops, inp['start'], inp['goal'],
+                            inp['departure']) == []
 
 
 @pytest.fixture(scope='module')
@@ -221,14 +232,16 @@ def test_reference_heuristic_and_ordering(reference_module, reference_map):
     for case in (c for c in CASES if 'heuristic' in c['tags']):
         reference_module.State.goal = city.get_stop(case['input']['goal'])
         state = reference_module.State(city.get_stop(case['input']['stop']), 0)
-        assert math.isclose(state.heuristic(), case['expected']['heuristic'], rel_tol=1e-12, abs_tol=1e-12)
+        assert math.isclose(state.heuristic(), case['expected']['heuristic'],
+                            rel_tol=1e-12, abs_tol=1e-12)
     codes = sorted(city.stops)
     reference_module.State.goal = city.get_stop(codes[0])
-    near, far = reference_module.State(city.get_stop(codes[0]), 5), reference_module.State(city.get_stop(codes[-1]), 5)
+    near, far = (reference_module.State(city.get_stop(code), 5) for code in (codes[0], codes[-1]))
     assert near < far and not far < near
 
 
-def test_reference_matches_dijkstra_from_every_eighth_stop_of_the_small_city(networks, reference_map):
+def test_reference_matches_dijkstra_from_every_eighth_stop_of_the_small_city(networks,
+                                                                             reference_map):
     """Every goal from every eighth start, departure minutes cycling 0-9 (about 3,400 queries)."""
     network, city = networks['small'], reference_map('small')
     codes = sorted(network.stops)
@@ -244,7 +257,8 @@ def test_oracle_heuristic_is_distance_over_speed(networks):
     case = next(c for c in CASES if c['name'] == 'heuristic-farthest')
     network = networks['small']
     a, b = network.stop(case['input']['stop']), network.stop(case['input']['goal'])
-    assert oracle.expect(case['input'], {})['heuristic'] == math.hypot(a['x'] - b['x'], a['y'] - b['y']) / 260.0
+    assert (oracle.expect(case['input'], {})['heuristic']
+            == math.hypot(a['x'] - b['x'], a['y'] - b['y']) / 260.0)
 
 
 # ---------------------------------------------------------------- Helsinki (course data)
@@ -256,7 +270,8 @@ def test_oracle_heuristic_is_distance_over_speed(networks):
     ('1250429', '1121480', 3, 25, 12),
 ])
 def test_oracle_reproduces_the_course_answers_on_helsinki(start, goal, departure, arrival, stops):
-    options = {'stops_file': str(HELSINKI / 'graph.json'), 'routes_file': str(HELSINKI / 'routes.json')}
+    options = {'stops_file': str(HELSINKI / 'graph.json'),
+               'routes_file': str(HELSINKI / 'routes.json')}
     expected = oracle.expect({'start': start, 'goal': goal, 'departure': departure}, options)
     assert expected['arrival'] == arrival
     assert len(expected['hops']) == stops

@@ -16,9 +16,15 @@ import yaml
 
 from grader import cli, engine, scoring, yamlio
 from grader.exercises.tictactoe import board as boards
-from grader.report import (PUBLIC_ONLY_NOTE, gradescope, jsonout, junit, markdown, prairielearn,
-                           terminal)
-
+from grader.report import (
+    PUBLIC_ONLY_NOTE,
+    gradescope,
+    jsonout,
+    junit,
+    markdown,
+    prairielearn,
+    terminal,
+)
 from gradertest import ROOT
 
 WRITERS = {'json': jsonout, 'gradescope': gradescope, 'junit': junit, 'markdown': markdown,
@@ -122,7 +128,8 @@ def test_gradescope_scores_come_from_the_result(results):
         parts = [part for e in submitted for c in e.checks
                  for part in ([c.split['public'], c.split['hidden']] if c.split else [c])]
         assert len(doc['tests']) == len(parts)
-        value = lambda part, key: part[key] if isinstance(part, dict) else getattr(part, key)
+        def value(part, key):
+            return part[key] if isinstance(part, dict) else getattr(part, key)
         scores = [(t['score'], t['max_score']) for t in doc['tests']]
         assert scores == [(value(p, 'score'), value(p, 'max_score')) for p in parts]
         assert all(t['status'] == ('passed' if value(p, 'passed') else 'failed')

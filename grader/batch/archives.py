@@ -184,19 +184,8 @@ def list_zip(archive):
     return listing
 
 
-def zip_members(archive):
-    """``[(clean name, info)]`` of the regular files of an archive, clutter and links left out.
-
-    Raises :class:`Refused` if any entry would land outside the archive.
-    """
-    listing = list_zip(archive)
-    if listing.refused:
-        raise Refused(listing.refused[0][1])
-    return listing.members
-
-
 def read_members(archive, members, limits, budget=None, strip=''):
-    """The file map of ``members`` (from :func:`zip_members`), ``strip`` removed from names."""
+    """The file map of ``members`` (from :func:`list_zip`), ``strip`` removed from names."""
     budget = budget or _Budget(limits)
     files = {}
     for name, info in members:

@@ -62,7 +62,7 @@ def make(policy):
 
 def load(blob, digest):
     """The policy of a bundle, unpacked into a private folder removed at exit."""
-    from grader import config
+    from grader import config  # a worker reads the course only when a bundle arrives
     folder = Path(tempfile.mkdtemp(prefix=f'grader-course-{digest[:12]}-'))
     atexit.register(shutil.rmtree, folder, True)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 1024 * 1024,

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from grader.errors import UserError
+from grader.sandbox import interrupts, leftovers
+from grader.scoring import fmt
 
 
 def _executor_options(p):
@@ -72,12 +74,12 @@ def add_parsers(subparsers):
 
 
 def _policy(args):
-    from grader import config
+    from grader import config  # on demand: only a batch run reads the course
     return config.load(getattr(args, 'config', None))
 
 
 def _settings(args, policy):
-    from grader.batch import archives, executors, pipeline
+    from grader.batch import archives, executors, pipeline  # on demand: only a batch run needs them
     if args.workers is not None and args.workers < 1 or (args.dask_local or 1) < 1:
         raise UserError('the number of workers must be at least 1')
     limits = archives.Limits(
@@ -97,7 +99,6 @@ def _settings(args, policy):
 def _interruptible(run):
     """Run ``run()``; on SIGINT or SIGTERM (to this process or its whole group) stop the
     workers and their children, remove every private copy, and exit 130 / 143."""
-    from grader.sandbox import interrupts, leftovers
     with interrupts.handling():
         try:
             return run()
@@ -111,7 +112,7 @@ def _interruptible(run):
 
 
 def cmd_batch(args):
-    from grader.batch import pipeline
+    from grader.batch import pipeline  # on demand: only a batch run needs it
     policy = _policy(args)
     settings = _settings(args, policy)
     mode = 'resume' if args.resume else 'regrade' if args.regrade else 'new'
@@ -124,7 +125,7 @@ def cmd_batch(args):
 
 
 def cmd_regrade(args):
-    from grader.batch import pipeline
+    from grader.batch import pipeline  # on demand: only a batch run needs it
     policy = _policy(args)
     settings = _settings(args, policy)
 
@@ -165,7 +166,6 @@ def _report(summary, settings):
 
 
 def _changes(summary, diff, folder):
-    from grader.scoring import fmt
     changed = summary.changes
     verb = 'would change' if diff else 'changed'
     print(f'{len(changed)} of {summary.planned} regraded submission(s) {verb}'
@@ -187,12 +187,10 @@ def main(argv=None):
     top = argparse.ArgumentParser(prog='grader')
     top.add_argument('--config', metavar='FILE')
     add_parsers(top.add_subparsers(dest='command', required=True))
-    from grader.sandbox import interrupts
     with interrupts.handling(program=argv is None):
         args = top.parse_args(argv)
         try:
-            from grader.cli import _sweep_leftovers
-            _sweep_leftovers(args)
+            leftovers.sweep_and_say(quiet=getattr(args, 'quiet', False))
             return COMMANDS[args.command](args)
         except UserError as error:
             print(f'grader: error: {error}', file=sys.stderr)

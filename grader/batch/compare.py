@@ -29,10 +29,6 @@ def verdict(result):
     }
 
 
-def score_of(status, result):
-    return result['score'] if status == 'graded' and result else None
-
-
 def changes(old_status, old_result, new_status, new_result):
     """Sentences on what differs between two outcomes ([] when nothing does)."""
     if old_status != new_status:
@@ -44,24 +40,29 @@ def changes(old_status, old_result, new_status, new_result):
         return []
     out = []
     for name in sorted(set(old['exercises']) | set(new['exercises'])):
-        a, b = old['exercises'].get(name), new['exercises'].get(name)
-        if a is None or b is None:
-            out.append(f'{name} {"added" if a is None else "removed"}')
-            continue
-        for check in sorted(set(a['checks']) | set(b['checks'])):
-            ca, cb = a['checks'].get(check), b['checks'].get(check)
-            if ca == cb:
-                continue
-            if ca is None or cb is None:
-                out.append(f'{name}/{check} {"added" if ca is None else "removed"}')
-            elif ca[0] != cb[0]:
-                out.append(f'{name}/{check} {fmt(ca[0])} -> {fmt(cb[0])}')
-            else:
-                out.append(f'{name}/{check} cases {ca[2]}/{ca[3]} -> {cb[2]}/{cb[3]}')
-        if a['counted'] != b['counted']:
-            out.append(f'{name} {"now" if b["counted"] else "no longer"} counted')
+        out += _exercise_changes(name, old['exercises'].get(name), new['exercises'].get(name))
     if old['late'] != new['late']:
         out.append('late' if new['late'] else 'no longer late')
     if not out and old['score'] != new['score']:
         out.append('score')
+    return out
+
+
+def _exercise_changes(name, a, b):
+    """Sentences on what differs in exercise ``name`` between two verdicts (None: absent)."""
+    if a is None or b is None:
+        return [f'{name} {"added" if a is None else "removed"}']
+    out = []
+    for check in sorted(set(a['checks']) | set(b['checks'])):
+        ca, cb = a['checks'].get(check), b['checks'].get(check)
+        if ca == cb:
+            continue
+        if ca is None or cb is None:
+            out.append(f'{name}/{check} {"added" if ca is None else "removed"}')
+        elif ca[0] != cb[0]:
+            out.append(f'{name}/{check} {fmt(ca[0])} -> {fmt(cb[0])}')
+        else:
+            out.append(f'{name}/{check} cases {ca[2]}/{ca[3]} -> {cb[2]}/{cb[3]}')
+    if a['counted'] != b['counted']:
+        out.append(f'{name} {"now" if b["counted"] else "no longer"} counted')
     return out

@@ -14,8 +14,8 @@ results graded "with other fixtures" appears only when they really differ.
 """
 from pathlib import Path
 
-from grader import fixtures
 from grader import exercises as plugins
+from grader import fixtures
 from grader.errors import UserError
 
 

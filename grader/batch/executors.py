@@ -22,6 +22,7 @@ import uuid
 from concurrent.futures.process import BrokenProcessPool
 
 from grader.errors import UserError
+from grader.sandbox import leftovers
 
 IN_FLIGHT_PER_WORKER = 2
 
@@ -42,12 +43,14 @@ class LocalPool:
         return f'{self.workers} local worker process(es)'
 
     def _pool(self):
+        # the course (plug-ins, engine) loads in the workers, not here
         from grader.batch import worker
         return cf.ProcessPoolExecutor(max_workers=self.workers,
                                       mp_context=multiprocessing.get_context('spawn'),
                                       initializer=worker.start, initargs=(os.getpid(),))
 
     def grade(self, jobs):
+        # the course (plug-ins, engine) loads in the workers, not here
         from grader.batch import worker
         jobs = iter(jobs)
         retried = set()
@@ -133,7 +136,6 @@ def _stop(pool, at_once):
         for process in forced:
             process.join(timeout=5)
         if forced:
-            from grader.sandbox import leftovers
             leftovers.sweep()
 
 
@@ -155,6 +157,7 @@ class DaskCluster:
 
     def _connect(self):
         try:
+            # optional dependency (Dask), only for --executor dask
             from distributed import Client, LocalCluster
         except ImportError:
             raise UserError('Dask is not installed: pip install "grader[batch]"') from None
@@ -181,8 +184,9 @@ class DaskCluster:
         return cluster, client
 
     def grade(self, jobs):
-        from distributed import as_completed
+        from distributed import as_completed  # optional dependency (Dask), only for --executor dask
 
+        # the course (plug-ins, engine) loads in the workers, not here
         from grader.batch import bundle, worker
         blob, digest = bundle.make(self.policy)
         cluster, client = self._connect()

@@ -6,6 +6,7 @@ file), from the gradebook's current results; none recomputes a score.
 """
 import html
 
+from grader import model
 from grader.batch import moodle
 from grader.report import csvfile
 from grader.report.files import write_text
@@ -146,8 +147,7 @@ def write_problems(records, path, policy=None):
 # -- feedback for the student ----------------------------------------------------------
 def feedback_text(record, style='md'):
     """The student's feedback file: the report of ``grader check``, for every check."""
-    from grader import model
-    from grader.report import terminal
+    from grader.report import terminal  # the report writers load only when feedback is written
     who = record.identity
     title = f'Feedback for {who.name or who.student_id}'
     if record.status != 'graded':
@@ -162,7 +162,7 @@ def feedback_text(record, style='md'):
         return _page(title, f'<p><strong>Score: {fmt(result.score)} / {fmt(result.max_score)}'
                             f'</strong></p>\n<pre>{html.escape(text)}</pre>')
     try:
-        from grader.report import markdown
+        from grader.report import markdown  # the report writers load only when feedback is written
     except ImportError:
         fence = '````' if '```' in text else '```'
         return f'# {title}\n\n{fence}text\n{text}{fence}\n'

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from grader.batch import archives, identity
 from grader.batch.archives import Refused
+from grader.batch.entry import Entry
 from grader.errors import UserError
 
 CLONE_SECONDS = 300
@@ -98,8 +99,6 @@ def last_commit(target):
 
 def scan(path, limits, clones, refresh=True):
     """Entries for every repository of the list at ``path``, cloned under ``clones``."""
-    from grader.batch.sources import Entry
-
     rows = parse_list(path)
     users = identity.classroom_users([repo_name(loc) for loc, *_ in rows])
     entries = []

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from grader import __version__
 from grader.batch.identity import Identity
 from grader.errors import UserError
 
@@ -252,7 +253,6 @@ class Gradebook:
             score, max_score = result['score'], result['max_score']
             version, digest = result['grader_version'], result['fixtures_digest']
         if not version:
-            from grader import __version__
             version = __version__
         with self.transaction():
             self.db.execute('UPDATE results SET current = 0 WHERE submission_key = ? '

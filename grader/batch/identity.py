@@ -18,6 +18,7 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, replace
 
+from grader.batch import moodle as worksheets  # this module has a function named moodle
 from grader.errors import UserError
 
 MOODLE = re.compile(r'^(?P<name>.+?)_(?P<participant>\d+)_assign(?:submission|feedback)_'
@@ -106,9 +107,8 @@ def iso_time(text, where=None, line=None):
     :class:`UserError` naming ``where`` and ``line``: a late penalty is never
     lost in silence.
     """
-    from grader.batch import moodle
     try:
-        return moodle.parse_time(text)
+        return worksheets.parse_time(text)
     except ValueError:
         raise UserError(f'cannot read the time {text!r}; write it in ISO 8601 '
                         '(2026-03-27T10:00+02:00)', where, line) from None
@@ -128,8 +128,7 @@ def read_table(path, text=None):
 
 def moodle_worksheet(path, text=None):
     """``{participant id: person}`` from a Moodle grading worksheet (see :mod:`moodle`)."""
-    from grader.batch import moodle
-    return moodle.read(path, text).people()
+    return worksheets.read(path, text).people()
 
 
 def roster(path, text=None):

@@ -30,6 +30,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from grader.errors import UserError
+from grader.scoring import fmt
 
 ENGLISH = {'id': 'Identifier', 'name': 'Full name', 'email': 'Email address',
            'idnumber': 'ID number', 'status': 'Status', 'grade': 'Grade', 'max': 'Maximum Grade',
@@ -58,7 +59,7 @@ def parse_time(text):
         return datetime.fromisoformat(text.replace('Z', '+00:00')).isoformat()
     except ValueError:
         pass
-    import dateparser
+    import dateparser  # optional and slow to import: only for dates no format here reads
     when = dateparser.parse(text, languages=list(LANGUAGES),
                             settings={'PARSERS': ['absolute-time'],   # never "tomorrow"
                                       'STRICT_PARSING': True, 'DATE_ORDER': 'DMY',
@@ -133,7 +134,6 @@ class Worksheet:
         return found
 
     def format_grade(self, value):
-        from grader.scoring import fmt
         text = fmt(value)
         return text.replace('.', ',') if self.decimal == ',' else text
 
@@ -185,8 +185,20 @@ def _roles(header, rows):
         roles['id'] = header[0]
         if len(header) > 1:
             roles.setdefault('name', header[1])
-    # A date column: mostly dates (a value that does not parse is reported when
-    # read, never taken for "no time"), or only Moodle's "-".
+    _date_roles(roles, header, values)
+    for i, column in enumerate(header[2:], 2):
+        if 'email' not in roles and values[column] and all('@' in v for v in values[column] if v) \
+                and any(values[column]):
+            roles['email'] = column
+    return roles
+
+
+def _date_roles(roles, header, values):
+    """Add the roles found by the date columns: submitted, grade, max, graded, feedback.
+
+    A date column is mostly dates (a value that does not parse is reported
+    when read, never taken for "no time"), or only Moodle's "-".
+    """
     dates, real = [], []
     for i, column in enumerate(header):
         cells = [v for v in values[column] if v]
@@ -198,21 +210,17 @@ def _roles(header, rows):
                 real.append(i)
     if real:
         dates = [i for i in dates if i >= real[0]]
-    if dates:
-        submitted = dates[0]
-        roles.setdefault('submitted', header[submitted])
-        if submitted >= 4:
-            roles.setdefault('grade', header[submitted - 3])
-            roles.setdefault('max', header[submitted - 2])
-        if len(dates) > 1:
-            roles.setdefault('graded', header[dates[-1]])
-            if dates[-1] + 1 < len(header):
-                roles.setdefault('feedback', header[dates[-1] + 1])
-    for i, column in enumerate(header[2:], 2):
-        if 'email' not in roles and values[column] and all('@' in v for v in values[column] if v) \
-                and any(values[column]):
-            roles['email'] = column
-    return roles
+    if not dates:
+        return
+    submitted = dates[0]
+    roles.setdefault('submitted', header[submitted])
+    if submitted >= 4:
+        roles.setdefault('grade', header[submitted - 3])
+        roles.setdefault('max', header[submitted - 2])
+    if len(dates) > 1:
+        roles.setdefault('graded', header[dates[-1]])
+        if dates[-1] + 1 < len(header):
+            roles.setdefault('feedback', header[dates[-1] + 1])
 
 
 def filled(sheet, records):
@@ -242,7 +250,6 @@ def filled(sheet, records):
 
 def grade_and_comment(record, maximum=None):
     """``(grade scaled to maximum or None, feedback comment)`` of one record."""
-    from grader.scoring import fmt
     if record.status != 'graded':
         reason = record.reason or 'not graded yet'
         return None, (f'Not graded automatically: {reason}. The course staff will look '
@@ -257,7 +264,6 @@ def grade_and_comment(record, maximum=None):
 
 def made(records):
     """``(header, rows)`` of a worksheet made from the participant ids (no Moodle one given)."""
-    from grader.scoring import fmt
     header = [ENGLISH[k] for k in ('id', 'name', 'email', 'status', 'grade', 'max',
                                    'changeable', 'submitted', 'graded', 'feedback')]
     rows = []

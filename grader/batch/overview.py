@@ -10,6 +10,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 
+from grader.batch import exports, sources
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -143,9 +144,9 @@ def render(view, title='Class overview', look_alike=(), untimed=()):
 
 def plot(view, path):
     """Draw the score histogram and the check pass rates into a PNG."""
-    import matplotlib
+    import matplotlib  # optional and slow to import: only when the plot is drawn
     matplotlib.use('Agg')
-    from matplotlib import pyplot
+    from matplotlib import pyplot  # optional and slow to import: only when the plot is drawn
 
     rows = max(1, len(view.checks))
     figure, (top, bottom) = pyplot.subplots(2, 1, figsize=(8, 4 + 0.3 * rows),
@@ -177,7 +178,6 @@ def plot(view, path):
 
 
 def write(records, folder, policy=None):
-    from grader.batch import exports, sources
     view = build(records)
     look_alike = sources.look_alike([r.identity for r in records])
     untimed = [r.identity.key for r in exports.untimed(records, policy)]

@@ -25,8 +25,6 @@ from grader.batch.gradebook import Gradebook, exists
 from grader.batch.progress import Progress
 from grader.errors import UserError
 
-FEEDBACK_STYLES = ('md', 'html', 'none')
-
 
 @dataclass
 class Settings:
@@ -121,6 +119,16 @@ def _read(path):
         raise UserError(f'cannot read it: {error}', path) from None
 
 
+def _given_or_stored(path, book, key, what):
+    """``(text, where from)`` of the file at ``path``, else the one an earlier run stored in
+    the gradebook under ``key``, else ``(None, None)``."""
+    if path:
+        return _read(path), path
+    if book is not None and book.meta(key):
+        return book.meta(key), f'{book.path} ({what} stored by an earlier run)'
+    return None, None
+
+
 def batch(policy, source, settings, mode='new'):
     """Grade a class from ``source`` into ``settings.out``: a :class:`Summary`.
 
@@ -142,19 +150,11 @@ def batch(policy, source, settings, mode='new'):
     made = not out.exists()
     book = Gradebook(out) if exists(out) else None
     try:
-        sheet_text, sheet_from = None, None
-        if settings.worksheet:
-            sheet_text, sheet_from = _read(settings.worksheet), settings.worksheet
-        elif book is not None and book.meta('moodle_worksheet'):
-            sheet_text = book.meta('moodle_worksheet')
-            sheet_from = f'{book.path} (the Moodle worksheet stored by an earlier run)'
+        sheet_text, sheet_from = _given_or_stored(settings.worksheet, book, 'moodle_worksheet',
+                                                  'the Moodle worksheet')
         worksheet = identity.moodle_worksheet(sheet_from, sheet_text) if sheet_text else None
-        roster_text, roster_from = None, None
-        if settings.roster:
-            roster_text, roster_from = _read(settings.roster), settings.roster
-        elif book is not None and book.meta('roster'):
-            roster_text = book.meta('roster')
-            roster_from = f'{book.path} (the roster stored by an earlier run)'
+        roster_text, roster_from = _given_or_stored(settings.roster, book, 'roster',
+                                                    'the roster')
         students = identity.roster(roster_from, roster_text) if roster_text else None
         entries = sources.scan(source, settings.limits, kind=kind, clones=out / 'repos',
                                refresh=mode != 'resume', worksheet=worksheet, students=students)

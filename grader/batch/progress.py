@@ -9,7 +9,7 @@ class Progress:
     """A tqdm bar on stderr (silent when ``enabled`` is False)."""
 
     def __init__(self, total, enabled=None, desc='grading'):
-        from tqdm import tqdm
+        from tqdm import tqdm  # optional dependency: only for a progress bar
         if enabled is None:
             enabled = sys.stderr.isatty()
         self.total = total

@@ -17,22 +17,13 @@ Layouts (also in docs/batch.md):
   optionally followed by the student id and name.
 """
 import zipfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from grader.batch import archives, gitrepos, identity
 from grader.batch.archives import Refused
+from grader.batch.entry import Entry
 from grader.errors import UserError
-
-
-@dataclass
-class Entry:
-    identity: identity.Identity
-    files: dict = None
-    problem: str = ''
-    empty: bool = False
-    """Nothing to read (only links, or no file at all): merged with another part of the
-    same participant's submission, the other part is graded."""
 
 
 def kind_of(source):
@@ -215,50 +206,64 @@ def _archive(source, limits):
             raise UserError(f'more than {outer.max_files} files in the class archive; refused',
                             source)
         strip = _wrapper([name for name, _ in members] + listing.links)
-        groups, links, refused, tops, loose = {}, {}, {}, set(), []
-        for name, info in members:
-            where = _place(name, strip)
-            if where:
-                tops.add(where)
-                groups.setdefault(where, []).append((name[len(strip):], info))
-        for name in listing.links:
-            where = _place(name, strip)
-            if where:
-                tops.add(where)
-                links.setdefault(where[0], []).append(name[len(strip):])
-        for name in listing.folders:
-            where = _place(name + '/', strip)
-            if where:
-                tops.add((where[0], True))
-        for written, reason in listing.refused:
-            where = _place(archives.inside_part(written) + '/', strip)
-            if where:
-                tops.add((where[0], True))
-                refused.setdefault(where[0], reason)
-            else:
-                loose.append((written, reason))
-        entries = []
-        for top, is_folder in sorted(tops):
-            origin = f'{source.name}:{strip}{top}' + ('/' if is_folder else '')
-            group = groups.get((top, is_folder))
-            if top in refused:
-                entries.append(Entry(identity.from_name(top, origin), problem=refused[top]))
-            elif not group and top in links:
-                entries.append(Entry(identity.from_name(top, origin), empty=True,
-                                     problem=str(_only_links(links[top]))))
-            elif not group:
-                entries.append(Entry(identity.from_name(top, origin), empty=True,
-                                     problem=NO_FILES))
-            elif is_folder or top.lower().endswith('.zip') or (
-                    identity.moodle(top) and identity.moodle(top)[2]):
-                entries.append(_entry(top, origin, _loader(archive, group, top, is_folder,
-                                                           limits)))
-            else:
-                entries.append(_stray(top, origin))
-        for written, reason in loose:
+        tops = _Tops.of(listing, strip)
+        entries = [_top_entry(archive, tops, top, is_folder,
+                              f'{source.name}:{strip}{top}' + ('/' if is_folder else ''), limits)
+                   for top, is_folder in sorted(tops.tops)]
+        for written, reason in tops.loose:
             entries.append(Entry(identity.from_name(written, f'{source.name}:{written}'),
                                  problem=reason))
         return entries
+
+
+class _Tops:
+    """A class archive's listing grouped by submission: its top-level names (after the
+    wrapping folder ``strip``), with each one's files, links and refusal."""
+
+    def __init__(self):
+        self.groups, self.links, self.refused, self.tops, self.loose = {}, {}, {}, set(), []
+
+    @classmethod
+    def of(cls, listing, strip):
+        grouped = cls()
+        for name, info in listing.members:
+            where = _place(name, strip)
+            if where:
+                grouped.tops.add(where)
+                grouped.groups.setdefault(where, []).append((name[len(strip):], info))
+        for name in listing.links:
+            where = _place(name, strip)
+            if where:
+                grouped.tops.add(where)
+                grouped.links.setdefault(where[0], []).append(name[len(strip):])
+        for name in listing.folders:
+            where = _place(name + '/', strip)
+            if where:
+                grouped.tops.add((where[0], True))
+        for written, reason in listing.refused:
+            where = _place(archives.inside_part(written) + '/', strip)
+            if where:
+                grouped.tops.add((where[0], True))
+                grouped.refused.setdefault(where[0], reason)
+            else:
+                grouped.loose.append((written, reason))
+        return grouped
+
+
+def _top_entry(archive, tops, top, is_folder, origin, limits):
+    """The :class:`Entry` of one top-level name of a class archive."""
+    group = tops.groups.get((top, is_folder))
+    if top in tops.refused:
+        return Entry(identity.from_name(top, origin), problem=tops.refused[top])
+    if not group and top in tops.links:
+        return Entry(identity.from_name(top, origin), empty=True,
+                     problem=str(_only_links(tops.links[top])))
+    if not group:
+        return Entry(identity.from_name(top, origin), empty=True, problem=NO_FILES)
+    if is_folder or top.lower().endswith('.zip') or (
+            identity.moodle(top) and identity.moodle(top)[2]):
+        return _entry(top, origin, _loader(archive, group, top, is_folder, limits))
+    return _stray(top, origin)
 
 
 def _place(name, strip):

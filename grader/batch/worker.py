@@ -18,6 +18,10 @@ import threading
 import time
 from pathlib import Path
 
+from grader.batch import archives
+from grader.errors import UserError
+from grader.sandbox import cleanup, interrupts, leftovers
+
 _courses = {}
 _lock = threading.Lock()
 
@@ -26,7 +30,7 @@ def _course(name, load):
     """The ``(policy, run)`` of a course in this process (made on first use)."""
     with _lock:
         if name not in _courses:
-            from grader import engine
+            from grader import engine  # the course loads once per worker process, at its first job
             policy = load()
             _courses[name] = (policy, engine.Run(policy))
         return _courses[name]
@@ -34,7 +38,7 @@ def _course(name, load):
 
 def grade_local(policy_path, job):
     """A job of the local pool (same machine: the policy is read from its file)."""
-    from grader import config
+    from grader import config  # the course loads once per worker process, at its first job
     try:
         course = _course(('path', str(policy_path)), lambda: config.load(policy_path))
     except Exception as error:      # noqa: BLE001 -- reported, then retried by --resume
@@ -44,7 +48,7 @@ def grade_local(policy_path, job):
 
 def grade_remote(bundle_blob, digest, job):
     """A Dask task: the course arrives as a bundle (see :mod:`grader.batch.bundle`)."""
-    from grader.batch import bundle
+    from grader.batch import bundle  # the course loads once per worker process, at its first job
     try:
         course = _course(('bundle', digest), lambda: bundle.load(bundle_blob, digest))
     except Exception as error:      # noqa: BLE001
@@ -59,7 +63,6 @@ def start(parent_pid):
     SIGTERM; so does the kernel when the main process dies.  See
     :func:`grader.sandbox.interrupts.worker_handling`.
     """
-    from grader.sandbox import interrupts
     interrupts.worker_handling(parent_pid)
 
 
@@ -69,7 +72,6 @@ def grade(policy, run, job):
     Stopped by SIGTERM (see :func:`start`), the worker closes its sandboxes,
     removes its private folders and exits without an outcome.
     """
-    from grader.sandbox import interrupts
     try:
         with interrupts.busy():
             return _grade(policy, run, job)
@@ -80,10 +82,7 @@ def grade(policy, run, job):
 
 
 def _grade(policy, run, job):
-    from grader import engine
-    from grader.batch import archives
-    from grader.errors import UserError
-    from grader.sandbox import cleanup, leftovers
+    from grader import engine  # the course loads once per worker process, at its first job
 
     started = time.monotonic()
     try:

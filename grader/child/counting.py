@@ -11,9 +11,10 @@ on how a student splits the work into functions.
 
 The submission's functions are the code objects reachable from its modules'
 namespaces (functions, methods, and the functions defined inside them),
-whatever file name a code object claims.  Only calls made on the thread that called the entry point are
-counted: a search run on another thread is *not countable*, and the judge
-says so rather than reading its zero as pruning.
+whatever file name a code object claims.  Only calls made on the thread
+that called the entry point are counted: a search run on another thread is
+*not countable*, and the judge says so rather than reading its zero as
+pruning.
 
 Two instruments give the same counts:
 
@@ -27,11 +28,12 @@ Two instruments give the same counts:
 Either way the count is a claim made in the submission's own process: the
 judge confirms it with the CPU time the parent measures.
 """
+import collections
 import sys
 import types
 
 if sys.version_info < (3, 12):
-    import cProfile     # here, in the runner: a case process would spend a millisecond on it
+    import cProfile  # here, in the runner: a case process would spend a millisecond on it
 
 try:
     from _thread import get_ident as _get_ident
@@ -174,47 +176,65 @@ def cyclic(edges):
     for a, b in edges:
         graph.setdefault(a, set()).add(b)
         graph.setdefault(b, set())
-    index, low, stack, on_stack, result = {}, {}, [], set(), set()
-    counter = 0
+    search = _Tarjan(graph)
     for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(graph[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
+        if root not in search.index:
+            search.visit(root)
+    return search.result
+
+
+_NONE = object()
+
+
+class _Tarjan:
+    """Tarjan's strongly connected components of ``graph`` ({node: successors}), without
+    recursion; ``result`` holds the nodes of every component that is a cycle."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.index, self.low, self.stack, self.on_stack, self.result = {}, {}, [], set(), set()
+
+    def visit(self, root):
+        """Every component reachable from ``root`` (not yet visited)."""
+        work = [self._enter(root)]
         while work:
             node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(graph[child])))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
+            child = self._next_unvisited(node, children)
+            if child is not _NONE:
+                work.append(self._enter(child))
                 continue
             work.pop()
             if work:
                 parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1 or node in graph[node]:
-                    result.update(component)
-    return result
+                self.low[parent] = min(self.low[parent], self.low[node])
+            if self.low[node] == self.index[node]:
+                self._close(node)
+
+    def _enter(self, node):
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        return node, iter(self.graph[node])
+
+    def _next_unvisited(self, node, children):
+        for child in children:
+            if child not in self.index:
+                return child
+            if child in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[child])
+        return _NONE
+
+    def _close(self, node):
+        """Pop the component whose root is ``node``; keep it when it is a cycle."""
+        component = []
+        while True:
+            member = self.stack.pop()
+            self.on_stack.discard(member)
+            component.append(member)
+            if member == node:
+                break
+        if len(component) > 1 or node in self.graph[node]:
+            self.result.update(component)
 
 
 class SearchCounter:
@@ -294,7 +314,6 @@ class _Monitor:
             self.counter.intact = False
             return
         monitoring, events = sys.monitoring, sys.monitoring.events
-        import collections
         calls = self.calls = collections.defaultdict(int)
 
         def started(code, offset, _ident=_get_ident, _thread=_get_ident(), _calls=calls):

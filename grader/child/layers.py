@@ -31,8 +31,11 @@ A layer that was requested but cannot be applied raises :class:`LayerFailed`:
 the runner then refuses to execute student code (fail closed).
 """
 import errno
+import importlib
 import os
+import resource
 import sys
+import types
 
 MIB = 1024 * 1024
 PR_SET_DUMPABLE = 4
@@ -70,7 +73,6 @@ class LayerFailed(Exception):
 
 def apply_rlimits(limits, unprivileged):
     """Set CPU (soft below hard), address space, file size, open files, core=0."""
-    import resource
     cpu = limits.get('cpu_seconds')
     if cpu:
         resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 5))
@@ -91,7 +93,7 @@ def apply_rlimits(limits, unprivileged):
 
 
 def _libc():
-    import ctypes
+    import ctypes  # ctypes is slow to import: only where a layer needs it
     return ctypes.CDLL('libc.so.6', use_errno=True)
 
 
@@ -99,7 +101,7 @@ def no_new_privs(libc=None):
     """``prctl(PR_SET_NO_NEW_PRIVS, 1)``: no exec can ever grant privileges again;
     and ``PR_SET_DUMPABLE`` 0: no process without ``CAP_SYS_PTRACE`` may trace
     this one or open its memory (the case processes share its uid)."""
-    import ctypes
+    import ctypes  # ctypes is slow to import: only where a layer needs it
     libc = libc or _libc()
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise LayerFailed(f'no_new_privs: {os.strerror(ctypes.get_errno())}')
@@ -128,10 +130,9 @@ _LIBRARIES = {'c': 'libc.so.6', 'seccomp': 'libseccomp.so.2'}
 
 
 def _find_library(name):
-    """``ctypes.util.find_library`` for the libraries pyseccomp asks for, without running programs."""
+    """``ctypes.util.find_library`` for pyseccomp's libraries, without running programs."""
     if name in _LIBRARIES:
         return _LIBRARIES[name]
-    import importlib
     return importlib.import_module('ctypes.util').find_library(name)
 
 
@@ -142,14 +143,13 @@ def _load_pyseccomp():
     more than the rest of the child's start (about 11 ms); the stand-in is
     removed again once pyseccomp has loaded.
     """
-    import ctypes
-    import types
+    import ctypes  # ctypes is slow to import: only where a layer needs it
     stand_in = types.ModuleType('ctypes.util')
     stand_in.find_library = _find_library
     saved = sys.modules.get('ctypes.util'), getattr(ctypes, 'util', None)
     sys.modules['ctypes.util'] = ctypes.util = stand_in
     try:
-        import pyseccomp
+        import pyseccomp  # optional dependency, loaded only for the seccomp layer
     finally:
         module, attribute = saved
         if module is None:
@@ -273,7 +273,6 @@ def install_guards():
     ``fork_exec``, bound by name (``subprocess._fork_exec`` on Python 3.11
     and later): such copies get the stand-in too (:func:`_rebind`).
     """
-    import importlib
     replaced = {}
     for module_name, names in STAND_INS.items():
         try:
@@ -351,7 +350,6 @@ def apply_case(seccomp, cpu_seconds, guards):
     ``seccomp`` is the module the runner loaded (None when that layer is
     off); ``cpu_seconds`` the kernel's CPU limit for this process.
     """
-    import resource
     if cpu_seconds:
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
         soft = int(cpu_seconds) + 1

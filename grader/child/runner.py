@@ -30,6 +30,7 @@ neither parses nor trusts.  A case process cannot imitate the runner: it
 never holds the parent's channel.
 """
 import builtins
+import importlib
 import io
 import os
 import select
@@ -37,8 +38,9 @@ import shutil
 import signal
 import sys
 import time
+import zipfile
 
-from grader.child import case, channel, source
+from grader.child import case, channel, layers, source
 
 MAX_REPLY = 8 * 1024 * 1024
 """Largest reply line a case process may send (bytes)."""
@@ -54,7 +56,7 @@ def main():
     except channel.Closed:
         os._exit(0)
     except BaseException:  # noqa: B036 - a runner failure: say what it was, on the real stderr
-        import traceback
+        import traceback  # only on a failure of the runner
         os.write(2, ('grader runner failed:\n' + traceback.format_exc()).encode('utf-8', 'replace'))
         os._exit(70)
 
@@ -62,7 +64,7 @@ def main():
 def _add_site_builtins():
     """``exit()`` and ``quit()``, which the site module adds and ``python -S`` leaves out."""
     if not hasattr(builtins, 'exit'):
-        import _sitebuiltins
+        import _sitebuiltins  # only under python -S
         eof = 'Ctrl-D (i.e. EOF)'
         builtins.exit = _sitebuiltins.Quitter('exit', eof)
         builtins.quit = _sitebuiltins.Quitter('quit', eof)
@@ -147,7 +149,6 @@ class Runner:
         archive = self.parent.block(hello.get('archive_bytes', 0))
         self.paths = hello['paths']
         self.unpack(archive)
-        from grader.child import layers
         try:
             applied, self.seccomp = layers.apply_runner(hello.get('layers', {}))
         except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
@@ -163,8 +164,22 @@ class Runner:
         self.reset(force=True)
         runner = {'applied': applied, 'syntax_error': None, 'missing': []}
         self.stand_ins = {}
+        self.compile_module(hello['module'], runner)
         try:
-            self.study = source.study(os.path.join(self.paths['pristine'], hello['module']))
+            self.probe = importlib.import_module(hello['probe'])
+        except ImportError as exc:
+            self.send({'id': hello['id'], 'status': 'sandbox',
+                       'error': f"the probe {hello['probe']} could not be imported "
+                                f'({channel.safe_text(exc)})'})
+            return
+        self.send({'id': hello['id'], 'status': 'ok', 'runner': runner})
+        self.answer()
+
+    def compile_module(self, module, runner):
+        """Study and compile the submission's ``module``; note in ``runner`` a syntax error
+        and the modules it imports that are missing (each gets a stand-in)."""
+        try:
+            self.study = source.study(os.path.join(self.paths['pristine'], module))
             self.study.path = self.module_path
             self.study.code = compile(self.study.tree, self.module_path, 'exec', dont_inherit=True)
             self.code = self.study.code
@@ -174,27 +189,21 @@ class Runner:
         except (OSError, ValueError) as exc:
             runner['syntax_error'] = f'the file could not be read ({channel.safe_text(exc)})'
             self.study = self.code = None
-        if self.study is not None:
-            own = source.own_modules(os.path.dirname(os.path.join(self.paths['pristine'],
-                                                                  hello['module'])))
-            preimport, missing = source.classify(self.study, own)
-            for name in preimport:
-                try:
-                    __import__(name)
-                except Exception:  # noqa: BLE001,S110 - the case process imports it then
-                    pass
-            for name, line, used in missing:
-                self.stand_ins[name] = source.stand_in_module(name, line)
-                runner['missing'].append({'name': name, 'line': line, 'used': used})
-        import importlib
-        try:
-            self.probe = importlib.import_module(hello['probe'])
-        except ImportError as exc:
-            self.send({'id': hello['id'], 'status': 'sandbox',
-                       'error': f"the probe {hello['probe']} could not be imported "
-                                f'({channel.safe_text(exc)})'})
+        if self.study is None:
             return
-        self.send({'id': hello['id'], 'status': 'ok', 'runner': runner})
+        own = source.own_modules(os.path.dirname(os.path.join(self.paths['pristine'], module)))
+        preimport, missing = source.classify(self.study, own)
+        for name in preimport:
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001,S110 - the case process imports it then
+                pass
+        for name, line, used in missing:
+            self.stand_ins[name] = source.stand_in_module(name, line)
+            runner['missing'].append({'name': name, 'line': line, 'used': used})
+
+    def answer(self):
+        """Serve the parent's requests until it says ``exit``."""
         while True:
             request = self.parent.message()
             op = request.get('op')
@@ -207,7 +216,6 @@ class Runner:
 
     def unpack(self, archive):
         """The submission's files into the pristine folder (not writable by the sandbox uid)."""
-        import zipfile
         pristine = self.paths['pristine']
         os.makedirs(pristine, exist_ok=True)
         if archive:
@@ -275,33 +283,8 @@ class Runner:
 
     def wait(self, pid, read_fd, wall):
         """Collect the case process's reply and its end; kill it on ``stop`` or past ``wall``."""
-        data, stopped, deadline = bytearray(), None, time.monotonic() + wall
-        open_fds = [read_fd, self.parent.fd]
-        replied_at = None
-        while read_fd in open_fds:
-            now = time.monotonic()
-            limit = deadline if replied_at is None else min(deadline, replied_at + GRACE)
-            if now >= limit:
-                stopped = stopped or ('wall' if replied_at is None else None)
-                break
-            ready, _, _ = select.select(open_fds, [], [], limit - now)
-            if self.parent.fd in ready:
-                request = self.parent.message()   # only 'stop' comes while a case runs
-                if request.get('op') == 'stop':
-                    stopped = 'stop'
-                    break
-                if request.get('op') == 'exit':
-                    os.kill(pid, signal.SIGKILL)
-                    os._exit(0)
-            if read_fd in ready:
-                chunk = os.read(read_fd, 1 << 16)
-                if not chunk:
-                    open_fds.remove(read_fd)
-                elif len(data) <= MAX_REPLY:
-                    data += chunk
-                    if b'\n' in chunk and replied_at is None:
-                        replied_at = time.monotonic()
-        if read_fd in open_fds or stopped:
+        data, stopped, replied_at, ended = self.collect(pid, read_fd, wall)
+        if not ended or stopped:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -322,6 +305,42 @@ class Runner:
             result.update(status='exited', code=os.WEXITSTATUS(status) if os.WIFEXITED(status)
                           else None)
         return result
+
+    def collect(self, pid, read_fd, wall):
+        """Read the case process's output until it closes its end, the parent says ``stop``,
+        ``wall`` seconds pass, or a grace period after its reply line:
+        ``(data, stopped, replied_at, ended)``."""
+        data, stopped, deadline = bytearray(), None, time.monotonic() + wall
+        open_fds = [read_fd, self.parent.fd]
+        replied_at = None
+        while read_fd in open_fds:
+            now = time.monotonic()
+            limit = deadline if replied_at is None else min(deadline, replied_at + GRACE)
+            if now >= limit:
+                stopped = stopped or ('wall' if replied_at is None else None)
+                break
+            ready, _, _ = select.select(open_fds, [], [], limit - now)
+            if self.parent.fd in ready and self.stop_requested(pid):
+                stopped = 'stop'
+                break
+            if read_fd in ready:
+                chunk = os.read(read_fd, 1 << 16)
+                if not chunk:
+                    open_fds.remove(read_fd)
+                elif len(data) <= MAX_REPLY:
+                    data += chunk
+                    if b'\n' in chunk and replied_at is None:
+                        replied_at = time.monotonic()
+        return data, stopped, replied_at, read_fd not in open_fds
+
+    def stop_requested(self, pid):
+        """Read the parent's message while a case runs: True for ``stop``; on ``exit`` the
+        case process is killed and the runner ends."""
+        request = self.parent.message()   # only 'stop' comes while a case runs
+        if request.get('op') == 'exit':
+            os.kill(pid, signal.SIGKILL)
+            os._exit(0)
+        return request.get('op') == 'stop'
 
     @staticmethod
     def reap_strays():

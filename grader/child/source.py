@@ -7,9 +7,12 @@ which an import stopped (an endless loop or ``input()`` at module level),
 so every case process defines what the load defined, at once.
 """
 import ast
+import importlib.util
 import os
 import sys
 import types
+
+from grader.child.channel import StandInUsed
 
 PREIMPORT = frozenset({
     'abc', 'array', 'bisect', 'collections', 'copy', 'dataclasses', 'enum', 'functools',
@@ -85,7 +88,6 @@ def classify(found, own):
     submission does not shadow; ``missing`` are ``(name, line, used)`` of
     modules neither the submission nor this interpreter provides.
     """
-    import importlib.util
     preimport, missing, seen = [], [], set()
     for name, line, bound in found.imports:
         if name in seen or name in own or name == '__future__':
@@ -121,7 +123,6 @@ class _StandIn:
         object.__setattr__(self, '_message', message)
 
     def _refuse(self, *args, **kwargs):
-        from grader.child.channel import StandInUsed
         raise StandInUsed(object.__getattribute__(self, '_message'))
 
     __call__ = __getattr__ = __getitem__ = __iter__ = __setattr__ = _refuse

@@ -189,7 +189,7 @@ class Exercise(ABC):
 
     @functools.cached_property
     def observation_validator(self):
-        """The compiled :attr:`observation_schema` (built once per plug-in; draft 7)."""
+        """The compiled :attr:`observation_schema` (built once per plug-in; 2020-12)."""
         return ReplyCheck(self.observation_schema)
 
 

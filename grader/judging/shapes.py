@@ -1,4 +1,4 @@
-"""JSON Schema pieces for what probes report (draft 7, for :mod:`grader.replycheck`).
+"""JSON Schema pieces for what probes report (2020-12, for :mod:`grader.replycheck`).
 
 A judge reads a reply only after it matched its exercise's observation
 schema, so every field a judge reads is declared here with its type, range

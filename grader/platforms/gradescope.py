@@ -32,11 +32,13 @@ import stat
 import subprocess
 import sys
 import tempfile
+import traceback
 import zipfile
 from pathlib import Path
 
 from grader import __version__
 from grader.errors import UserError
+from grader.report.files import write_text
 
 ROOT_VARIABLE = 'GRADER_AUTOGRADER_ROOT'
 SETTINGS = 'autograder.json'
@@ -52,7 +54,8 @@ apt-get update -qq
 # bubblewrap and libseccomp: the sandbox's strongest isolation level
 apt-get install -y -qq python3 python3-venv python3-pip bubblewrap libseccomp2
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
-  echo "setup.sh: the grader needs Python 3.9 or newer; choose the Ubuntu 22.04 (or newer) base image" >&2
+  echo "setup.sh: the grader needs Python 3.9 or newer;" \
+    "choose the Ubuntu 22.04 (or newer) base image" >&2
   exit 1
 }
 python3 -m venv /autograder/venv
@@ -77,7 +80,9 @@ GRADER_AUTOGRADER_ROOT="$ROOT" PYTHONPATH="$SOURCE${PYTHONPATH:+:$PYTHONPATH}" \
   "$PYTHON" -m grader.platforms.gradescope
 if [ ! -s "$RESULTS" ]; then
   echo "run_autograder: the grader wrote no results; writing a result that says so" >&2
-  printf '%s\n' '{"score": 0, "output": "The autograder could not grade this submission. This is a problem of the grader, not of your code: the course staff can see what happened, please tell them.", "stdout_visibility": "hidden", "tests": []}' > "$RESULTS"
+  printf '%s\n' '{"score": 0, "output": "The autograder could not grade this submission. '\
+'This is a problem of the grader, not of your code: the course staff can see what happened, '\
+'please tell them.", "stdout_visibility": "hidden", "tests": []}' > "$RESULTS"
 fi
 exit 0
 '''
@@ -98,7 +103,7 @@ def grader_source():
 def course_files(policy):
     """Paths of the course (relative to the policy's folder): grading.yaml, public and
     hidden fixtures, the data files the exercises name, and the reference folder."""
-    from grader.batch import bundle
+    from grader.batch import bundle  # on demand: only building the autograder zip needs it
     root = Path(policy.root).resolve()
     wanted = [Path(policy.path).resolve()]
     wanted += [Path(p).resolve() for p in bundle.course_files(policy)]
@@ -193,7 +198,6 @@ def _results(score, message, max_score=None, name='Submission'):
 
 
 def _write(path, document):
-    from grader.report.files import write_text
     write_text(path, json.dumps(document, indent=2) + '\n')
 
 
@@ -231,8 +235,8 @@ def misnamed(expected, present):
 
 def grade_submission(root, settings, results):
     """Grade ``root/submission`` into ``results``; the document written is returned."""
-    from grader import config
-    from grader.batch import archives
+    from grader import config  # on demand: only grading on Gradescope needs them
+    from grader.batch import archives  # on demand: only grading on Gradescope needs them
     source = root / 'source'
     policy = config.load(source / settings.get('config', 'grading.yaml'))
     assignment = settings.get('assignment')
@@ -290,7 +294,6 @@ def run(root=None):
         settings = json.loads((root / 'source' / SETTINGS).read_text(encoding='utf-8'))
         grade_submission(root, settings, results)
     except BaseException as error:      # noqa: BLE001 -- the student still gets a result
-        import traceback
         traceback.print_exc(file=sys.stdout)
         message = ('The autograder could not grade this submission. This is a problem of '
                    'the grader, not of your code: the course staff can see what happened '

@@ -12,6 +12,7 @@ feedback of a hidden case (the scoring already blanks it; writers check
 - :mod:`prairielearn` -- ``--prairielearn``, PrairieLearn's external-grader results.json;
 - :mod:`csvfile` -- every CSV file the grader writes (formula cells neutralised).
 """
+from grader.scoring import fmt
 
 PUBLIC_ONLY_NOTE = ('Public checks only; the official grade also checks hidden cases and '
                     'positions drawn at grading time, which your code has never seen.')
@@ -70,7 +71,6 @@ def check_parts(result, max_feedback=5):
 
 def check_text(exercise, check, hidden=None, part=None, max_feedback=5):
     """A check's (or one part's) text: the tally, then its failed cases."""
-    from grader.scoring import fmt
     if part is None:
         tally = f'{check.cases_passed}/{check.cases_total} cases passed'
     else:
@@ -95,7 +95,6 @@ def check_text(exercise, check, hidden=None, part=None, max_feedback=5):
 
 def summary_lines(result):
     """The lines about the whole submission: score, public-only note, what counted, errors."""
-    from grader.scoring import fmt
     lines = [f'{result.assignment}: {fmt(result.score)} / {fmt(result.max_score)}']
     if result.hidden_checks_pending:
         lines.append(PUBLIC_ONLY_NOTE)

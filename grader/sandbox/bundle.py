@@ -22,10 +22,11 @@ import io
 import marshal
 import os
 import struct
+import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import exercises
+from grader import __version__, doccache, exercises
 
 PACKAGE = Path(__file__).resolve().parents[1]
 """The grader package folder on this machine (never shown to the child)."""
@@ -87,7 +88,6 @@ def archive():
     known = plugin_set()
     if known in _cache:
         return _cache[known]
-    from grader import __version__, doccache
     found = members()
     parts = [__version__.encode(), importlib.util.MAGIC_NUMBER]
     for name, path in found.items():
@@ -120,7 +120,6 @@ def _store(entry, data):
     """Write ``data`` to ``entry`` atomically; a cache that cannot be written is no error."""
     if not entry:
         return
-    import tempfile
     try:
         os.makedirs(os.path.dirname(entry), mode=0o700, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp')

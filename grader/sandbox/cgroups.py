@@ -123,12 +123,11 @@ class Group:
 
     _serial = 0
 
-    def __init__(self, support, name_hint, pids_max=None, memory_bytes=None):
-        from grader.sandbox import leftovers
+    def __init__(self, support, marked_name, pids_max=None, memory_bytes=None):
+        """``marked_name`` starts with the owner's mark (:func:`grader.sandbox.leftovers.prefix`):
+        a run killed before removing its groups has them removed by the next."""
         Group._serial += 1
-        # The owner's mark first: a run killed before removing it is found by the next
-        # (grader.sandbox.leftovers).
-        name = f'{leftovers.prefix()}{Group._serial}-{name_hint}'
+        name = f'{marked_name}-{Group._serial}'
         self.folders = []
         self.v2 = ''
         if support.v2:
@@ -166,7 +165,7 @@ class Group:
         return _kill(self.folders, wait)[1]
 
     def signal_now(self):
-        """Send SIGKILL to every process in the groups without waiting (safe in a signal handler)."""
+        """SIGKILL to every process in the groups without waiting (safe in a signal handler)."""
         if self.v2:
             try:
                 _write(os.path.join(self.v2, 'cgroup.kill'), '1')

@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 
+from grader import calibrate
 from grader.sandbox import registry
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -86,7 +87,6 @@ def finish(error):
     """After an interrupt has unwound: close what is still open; the exit status."""
     registry.stop()
     registry.close_all()
-    from grader import calibrate
     calibrate.discard()
     return status(error)
 
@@ -124,7 +124,7 @@ def worker_handling(parent_pid):
     _worker['installed'] = True
     if sys.platform.startswith('linux'):
         try:
-            import ctypes
+            import ctypes  # ctypes is slow to import: only a batch worker needs it
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGTERM, 0, 0, 0)      # PR_SET_PDEATHSIG
         except (OSError, AttributeError):

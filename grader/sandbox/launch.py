@@ -31,7 +31,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from grader.sandbox import cgroups
+from grader.sandbox import bundle, cgroups
 
 INSIDE_RUN = '/run/python'
 """The runner's own folder inside bubblewrap: the child archive and the pristine copy."""
@@ -170,7 +170,6 @@ def plan(isolation, workdir, request_fd, reply_fd, group=None, archive_fd=None,
         folder.mkdir(exist_ok=True)
         os.chmod(folder, 0o1777)
     archive = workdir / 'child.zip'
-    from grader.sandbox import bundle
     archive.write_bytes(bundle.archive())
     return Plan(argv=prefix + python, env=environment(str(home), str(tmp)), cwd=str(workdir),
                 paths={'pristine': str(workdir / 'pristine'), 'home': str(home),

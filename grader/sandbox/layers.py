@@ -29,13 +29,17 @@ making and removing one cgroup per hierarchy) and says in ``missing`` which
 layer is not available and why, one line each.
 """
 import functools
+import importlib.util
 import os
+import secrets
 import shutil
 import stat
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from grader.sandbox import cgroups
 
 SANDBOX_UID = 65534
 """The uid 'nobody', used to test whether files are reachable by a uid that owns nothing."""
@@ -51,7 +55,6 @@ read each other's files.  No account owns these ids."""
 
 def sandbox_uid():
     """A fresh uid from :data:`SANDBOX_UIDS` for one session."""
-    import secrets
     return SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
 
 STRONG = ('namespaces', 'uid-drop', 'seccomp', 'cgroup')
@@ -128,7 +131,8 @@ class _BwrapProbe:
         self.bwrap, self.problem, self.proc = '', '', None
         if _BwrapProbe.known is not None:
             return
-        bwrap = shutil.which('bwrap', path='/usr/bin:/bin:/usr/local/bin:' + os.environ.get('PATH', ''))
+        bwrap = shutil.which('bwrap',
+                             path='/usr/bin:/bin:/usr/local/bin:' + os.environ.get('PATH', ''))
         if not bwrap:
             self.problem = 'bubblewrap (bwrap) is not installed; scripts/system-deps.sh installs it'
             return
@@ -161,7 +165,8 @@ class _BwrapProbe:
                 raise
         if proc.returncode != 0:
             why = stderr.decode('utf-8', 'replace').strip().splitlines()
-            return '', f'{bwrap} cannot create namespaces here ({why[-1] if why else proc.returncode})'
+            reason = why[-1] if why else proc.returncode
+            return '', f'{bwrap} cannot create namespaces here ({reason})'
         return bwrap, ''
 
 
@@ -204,7 +209,6 @@ def _probe_seccomp():
                 return 'the kernel has no seccomp support'
     except OSError:
         return 'the kernel has no seccomp support (/proc/self/status unreadable)'
-    import importlib.util
     if importlib.util.find_spec('pyseccomp') is None:
         return "the pyseccomp package is not installed (pip install 'grader[sandbox]')"
     # The same dynamic-loader call as ctypes.CDLL('libseccomp.so.2') in the
@@ -221,7 +225,6 @@ def _probe_seccomp():
 
 @functools.lru_cache(maxsize=None)
 def _probe_cgroups():
-    from grader.sandbox import cgroups
     return cgroups.detect()
 
 
@@ -280,7 +283,7 @@ def detect(settings=None):
     if os.name == 'posix':
         layers.append('process-group')
         try:
-            import resource  # noqa: F401
+            import resource  # noqa: F401 - only whether the platform has it
             layers.append('rlimits')
         except ImportError:
             missing.append('rlimits: the resource module is unavailable')

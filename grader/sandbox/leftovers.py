@@ -28,6 +28,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from grader.sandbox import cgroups, cleanup
+
 MARK = re.compile(r'^grader-(?:batch-)?(\d+)-t(\d+)-')
 """An owner's mark at the start of a folder or cgroup name: pid, start time."""
 
@@ -166,7 +168,6 @@ def _dead_folders(folder):
 
 def _hierarchies():
     """Mount points of the cgroup hierarchies the sandbox uses (v2; v1 pids and memory)."""
-    from grader.sandbox import cgroups
     return sorted(set(cgroups.mounts().values()))
 
 
@@ -261,7 +262,6 @@ def sweep(folder=None, cgroups=True):
 
 
 def _sweep(swept, folder, with_cgroups):
-    from grader.sandbox import cgroups, cleanup
     folders = _dead_folders(folder)
     groups = _dead_groups(_hierarchies()) if with_cgroups and sys.platform.startswith('linux') \
         else {}
@@ -286,9 +286,10 @@ def _sweep(swept, folder, with_cgroups):
             swept.folders += 1
 
 
-def sweep_and_say(folder=None, stream=None):
-    """:func:`sweep`, then one line on standard error saying what was removed (if anything)."""
-    swept = sweep(folder)
-    if swept:
-        print(f'grader: note: {swept.sentence()}', file=stream or sys.stderr)
+def sweep_and_say(quiet=False):
+    """:func:`sweep`, then (unless ``quiet``) one line on standard error saying what was
+    removed, if anything."""
+    swept = sweep()
+    if swept and not quiet:
+        print(f'grader: note: {swept.sentence()}', file=sys.stderr)
     return swept

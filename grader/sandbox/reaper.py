@@ -22,7 +22,7 @@ def become_subreaper():
         return True
     if not sys.platform.startswith('linux'):
         return False
-    import ctypes
+    import ctypes  # ctypes is slow to import: only where a subreaper is made
     libc = ctypes.CDLL(None, use_errno=True)
     _state['subreaper'] = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     return _state['subreaper']
@@ -45,7 +45,7 @@ def _belongs(process, folder):
 def sweep(folder, rounds=20):
     """Kill and reap this process's children that belong to the sandbox ``folder``."""
     try:
-        import psutil
+        import psutil  # psutil is slow to import: only when a sandbox has to be swept
     except ImportError:
         return 0
     killed = 0
@@ -126,7 +126,7 @@ def _exists(pid):
 
 def _kill_children_psutil(pid, wait):
     try:
-        import psutil
+        import psutil  # psutil is slow to import: only when a sandbox has to be swept
         children = psutil.Process(pid).children()
     except Exception:  # noqa: BLE001 - gone already, or psutil missing
         return

@@ -20,7 +20,8 @@ import threading
 REPEAT_SECONDS = 0.05
 
 _live = {}
-_lock = threading.RLock()        # re-entrant: a signal handler may run while the main thread holds it
+# re-entrant: a signal handler may run while the main thread holds it
+_lock = threading.RLock()
 _stopping = threading.Event()
 
 

@@ -36,8 +36,20 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.sandbox import (bundle, cgroups, cleanup, cpuclock, launch, leftovers, protocol,
-                            reaper, registry)
+from grader.replycheck import ReplyCheck
+from grader.sandbox import (
+    bundle,
+    cgroups,
+    cleanup,
+    cpuclock,
+    launch,
+    layers,
+    leftovers,
+    protocol,
+    reaper,
+    registry,
+    spare,
+)
 
 GRACE_SECONDS = 1.0
 """Extra wall time the parent allows beyond a call's allowance for the runner to answer."""
@@ -58,15 +70,30 @@ def wall_allowance(limit):
 
 @functools.lru_cache(maxsize=None)
 def _envelope():
-    """The check of every reply's envelope, like the observations' (draft 7).
+    """The check of every reply's envelope, like the observations' (2020-12).
 
     Made on first use, which :meth:`Session._exchange` times for while the
-    first child loads: neither ``fastjsonschema`` nor the compilation is on
-    the way to starting that child.
+    first child loads: neither importing ``jsonschema`` nor building the
+    validator is on the way to starting that child.
     """
-    from grader.replycheck import ReplyCheck
     return ReplyCheck(protocol.ENVELOPE_SCHEMA).compile()
 _JOIN_FAILED = 125
+
+
+def start_spare(isolation, settings):
+    """Spawn one spare child for ``isolation`` and ``settings`` now (:mod:`.spare`);
+    never raises.
+
+    If it cannot be started, nothing is kept and sessions spawn their own.
+    """
+    child = Session(None, '', '', isolation=isolation, settings=settings)
+    child.plugins = bundle.plugin_set()     # the probes its archive holds
+    try:
+        child.spawn()
+    except Exception:  # noqa: BLE001 - the session will spawn (and report) its own
+        child.close()
+        return
+    spare.keep(child)
 
 
 @dataclass
@@ -210,7 +237,6 @@ class Session:
     def __init__(self, submission_dir, module_relpath, probe, *, options=None,
                  isolation=None, settings=None, load_seconds=5.0,
                  cpu_seconds=600, prepare=None, log=None):
-        from grader.sandbox import layers
         self.submission_dir = Path(submission_dir) if submission_dir is not None else None
         self.module_relpath = str(module_relpath)
         self.probe = probe
@@ -285,7 +311,8 @@ class Session:
         self._spawned_at = time.monotonic()
         if self.isolation.has('cgroup') and self.isolation.cgroups is not None:
             self.group = cgroups.Group(
-                self.isolation.cgroups, self.token[:8], pids_max=self.settings.processes,
+                self.isolation.cgroups, leftovers.prefix() + self.token[:8],
+                pids_max=self.settings.processes,
                 memory_bytes=(self.settings.memory_mb + 128) * 1024 * 1024)
         elif self.isolation.has('subreaper'):
             reaper.become_subreaper()
@@ -345,7 +372,6 @@ class Session:
         load runs in a case process of its own under the import limit
         (``load_seconds`` of CPU time): its CPU time is ``import_seconds``.
         """
-        from grader.sandbox import spare
         self.starts += 1
         adopted = self.workdir is None and spare.take(self.isolation, self.settings)
         if adopted:     # the first start: no sandbox of this session's own yet
@@ -404,7 +430,8 @@ class Session:
             why = 'joining its cgroup failed'
         else:
             why = reply.error or 'the runner did not start'
-        return Reply(status='crashed', kind='sandbox', error=f'the sandbox could not be set up: {why}')
+        return Reply(status='crashed', kind='sandbox',
+                     error=f'the sandbox could not be set up: {why}')
 
     def _child_layers(self):
         layers = {'audit-hook': self.isolation.has('audit-hook')}
@@ -536,7 +563,8 @@ class Session:
             return Reply(status='crashed', kind='sandbox',
                          error=f"the sandbox failed: {str(raw.get('error', ''))[:300]}", **common)
         if status == 'overflow':
-            return Reply(status='invalid', kind='invalid', error='the reply was too large', **common)
+            return Reply(status='invalid', kind='invalid', error='the reply was too large',
+                         **common)
         if status == 'signaled':
             return Reply(status='crashed', kind='crash',
                          error=describe_exit(signal_number=raw.get('signal')), **common)
@@ -573,6 +601,17 @@ class Session:
     def _kill(self):
         """Kill the sandbox and everything it started; close the channel."""
         proc, self.proc = self.proc, None
+        self._close_channel()
+        sweep = self.isolation.has('subreaper') and self.workdir is not None
+        if proc is not None:
+            self._kill_process(proc, sweep)
+        if self.group is not None:
+            self.group.remove()
+            self.group = None
+        if sweep:
+            reaper.sweep(str(self.workdir))
+
+    def _close_channel(self):
         for fd in (self._request_fd, self._reader.fd if self._reader else None):
             if fd is not None:
                 try:
@@ -580,36 +619,32 @@ class Session:
                 except OSError:
                     pass
         self._request_fd, self._reader = None, None
-        sweep = self.isolation.has('subreaper') and self.workdir is not None
-        if proc is not None:
-            # The sandbox's own first process goes first, so that bubblewrap,
-            # its parent, reaps it: killed together, it would be orphaned to
-            # the system's init, which may never reap it.
-            reaper.kill_children(proc.pid)
-            if self.group is not None:
-                self.group.kill()
-            if sweep:  # orphans first, while the child they may watch still lives
-                reaper.sweep(str(self.workdir))
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                wait_for_exit(proc, 5.0)
-            except subprocess.TimeoutExpired:
-                pass
-            for drain in self._drains:
-                drain.join(timeout=0.5)
-            for stream in (proc.stdout, proc.stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+
+    def _kill_process(self, proc, sweep):
+        """Kill the sandbox's process ``proc`` and its children, wait for it, drain its output."""
+        # The sandbox's own first process goes first, so that bubblewrap,
+        # its parent, reaps it: killed together, it would be orphaned to
+        # the system's init, which may never reap it.
+        reaper.kill_children(proc.pid)
         if self.group is not None:
-            self.group.remove()
-            self.group = None
-        if sweep:
+            self.group.kill()
+        if sweep:  # orphans first, while the child they may watch still lives
             reaper.sweep(str(self.workdir))
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            wait_for_exit(proc, 5.0)
+        except subprocess.TimeoutExpired:
+            pass
+        for drain in self._drains:
+            drain.join(timeout=0.5)
+        for stream in (proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
 
     def output(self):
         """What the sandbox wrote to its real stdout/stderr (capped), as text."""
@@ -672,8 +707,7 @@ def _memory_file(data):
         protocol.write_all(fd, data)
         os.lseek(fd, 0, os.SEEK_SET)
         return fd
-    import tempfile as _tempfile
-    handle = _tempfile.TemporaryFile()
+    handle = tempfile.TemporaryFile()
     handle.write(data)
     handle.flush()
     handle.seek(0)
@@ -685,5 +719,4 @@ def _memory_file(data):
 @functools.lru_cache(maxsize=None)
 def _case_envelope():
     """The check of a case process's own reply (inside the runner's)."""
-    from grader.replycheck import ReplyCheck
     return ReplyCheck(protocol.CASE_SCHEMA).compile()

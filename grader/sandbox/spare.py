@@ -2,8 +2,10 @@
 
 Starting a child (its cgroup, bubblewrap, Python and the runner's imports)
 takes about 40 ms.  So that this overlaps the grader's own loading (plug-ins,
-engine, fixtures), the command line calls :func:`start` as soon as it knows
-the isolation level and the sandbox settings, and the first
+engine, fixtures), the command line calls
+:func:`grader.sandbox.session.start_spare` as soon as it knows the isolation
+level and the sandbox settings, which spawns one and :func:`keep` s it here,
+and the first
 :class:`~grader.sandbox.session.Session` with the same ones adopts that child
 in :meth:`~grader.sandbox.session.Session.start`.
 
@@ -25,21 +27,10 @@ _spares = []
 _lock = threading.Lock()
 
 
-def start(isolation, settings):
-    """Spawn one spare child for ``isolation`` and ``settings`` now; never raises.
-
-    If it cannot be started, nothing is kept and sessions spawn their own.
-    """
-    from grader.sandbox.session import Session
-    spare = Session(None, '', '', isolation=isolation, settings=settings)
-    spare.plugins = bundle.plugin_set()
-    try:
-        spare.spawn()
-    except Exception:  # noqa: BLE001 - the session will spawn (and report) its own
-        spare.close()
-        return
+def keep(session):
+    """Keep ``session`` (spawned, never started) for the first session that matches it."""
     with _lock:
-        _spares.append(spare)
+        _spares.append(session)
 
 
 def take(isolation, settings):

@@ -282,7 +282,8 @@ def _drawn(rng, length, seen):
     for _ in range(DRAW_TRIES):
         state, previous = puzzle.GOAL, None
         for step in range(1, length + rng.randrange(1, 9)):
-            state, previous = rng.choice([s for s in puzzle.successors(state) if s != previous]), state
+            after = rng.choice([s for s in puzzle.successors(state) if s != previous])
+            state, previous = after, state
             if step >= length and puzzle.manhattan(state) <= length and state not in seen \
                     and optimal_length(state) == length:
                 return state
@@ -374,7 +375,8 @@ def write(path, options=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Write the eight-puzzle fixture file from the default cases.")
+    parser = argparse.ArgumentParser(
+        description="Write the eight-puzzle fixture file from the default cases.")
     parser.add_argument("--write", metavar="PATH", required=True, help="file to write")
     args = parser.parse_args(argv)
     write(args.write)

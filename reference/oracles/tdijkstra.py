@@ -73,7 +73,8 @@ def astar(network, start, goal, departure):
 
     def heuristic(code):
         stop = network.stop(code)
-        return ((stop["x"] - goal_stop["x"]) ** 2 + (stop["y"] - goal_stop["y"]) ** 2) ** 0.5 / MAX_TRAM_SPEED
+        distance = ((stop["x"] - goal_stop["x"]) ** 2 + (stop["y"] - goal_stop["y"]) ** 2) ** 0.5
+        return distance / MAX_TRAM_SPEED
 
     return best_first(network, start, goal, departure, heuristic)
 

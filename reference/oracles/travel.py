@@ -48,7 +48,6 @@ import functools
 import random
 from pathlib import Path
 
-
 from grader.exercises.travel.network import Network
 from reference.oracles import tdijkstra
 
@@ -105,7 +104,8 @@ def expect_order(network, input):
 def expect_route(network, input):
     """Earliest arrival, one optimal route and the expansion counts of one trip."""
     start, goal, departure = input["start"], input["goal"], input["departure"]
-    (hops, dijkstra_expansions), (astar_hops, astar_expansions) = solve(network, start, goal, departure)
+    (hops, dijkstra_expansions), (astar_hops, astar_expansions) = solve(network, start, goal,
+                                                                         departure)
     if hops is None:
         raise ValueError("no route from %s to %s in this network" % (start, goal))
     if astar_hops[-1][1] != hops[-1][1]:
@@ -123,7 +123,8 @@ def expect_route(network, input):
 
 @functools.lru_cache(maxsize=256)
 def solve(network, start, goal, departure):
-    """``(dijkstra, astar)`` results of one trip (kept: drawing a trip solves it before expect does)."""
+    """``(dijkstra, astar)`` results of one trip (kept: drawing a trip solves it before expect
+    does)."""
     return (tdijkstra.dijkstra(network, start, goal, departure),
             tdijkstra.astar(network, start, goal, departure))
 
@@ -173,12 +174,14 @@ def small_city_cases(network):
     if one_way:  # a network whose every edge runs both ways has no such case
         start = rng.choice(one_way)
         back = [n for n in sorted(network.neighbors(start)) if start not in network.neighbors(n)][0]
-        cases.append(route_case("one-way-street", SMALL_SOURCE + ", neighbours along a one-way loop, back again",
+        cases.append(route_case("one-way-street",
+                                SMALL_SOURCE + ", neighbours along a one-way loop, back again",
                                 ["required", "one-way"], back, start, 1))
     a, b = farthest_pair(network)
     cases.append(route_case("long-across-city", SMALL_SOURCE + ", the two stops farthest apart",
                             ["required", "long"], a, b, 0))
-    cases.append(route_case("long-across-city-back", SMALL_SOURCE + ", the two stops farthest apart, back",
+    cases.append(route_case("long-across-city-back",
+                            SMALL_SOURCE + ", the two stops farthest apart, back",
                             ["required", "long"], b, a, 7))
     transfers = []
     far = min(1500, 0.3 * network.distance(*farthest_pair(network)))
@@ -189,7 +192,8 @@ def small_city_cases(network):
         if needs_transfer(network, a, b) and network.distance(a, b) > far:
             transfers.append((a, b))
     for k, (a, b) in enumerate(transfers, start=1):
-        cases.append(route_case("transfer-%d" % k, SMALL_SOURCE + ", no single line joins the stops, seeded pick",
+        cases.append(route_case("transfer-%d" % k,
+                                SMALL_SOURCE + ", no single line joins the stops, seeded pick",
                                 ["required", "transfer"], a, b, rng.randrange(10)))
     for k in range(1, 4):
         a, b = rng.sample(codes, 2)
@@ -248,7 +252,8 @@ def comparator_cases(network):
                 states.reverse()
             made += 1
             cases.append({"name": "comparator-%s-%d" % (kind, made),
-                          "source": SMALL_SOURCE + ", seeded states where f and %s-only ordering disagree"
+                          "source": SMALL_SOURCE
+                          + ", seeded states where f and %s-only ordering disagree"
                           % kind.split("-")[0],
                           "tags": ["comparator", kind],
                           "input": {"goal": goal, "first": states[0], "second": states[1]}})
@@ -266,11 +271,14 @@ def efficiency_cases(network):
         if len(trips) == 5:
             break
         a, b = rng.sample(codes, 2)
-        trip = {"start": a, "goal": b, "departure": rng.randrange(10)} if network.distance(a, b) >= far else None
+        # the departure is drawn only for a pair far enough apart, as the fixtures were made
+        trip = ({"start": a, "goal": b, "departure": rng.randrange(10)}
+                if network.distance(a, b) >= far else None)
         if trip and well_posed(network, {"input": trip}):
             trips.append(trip)
     return [{"name": "large-far-trips",
-             "source": LARGE_SOURCE + ", five seeded pairs, each at least 40 % of the city width apart",
+             "source": LARGE_SOURCE
+             + ", five seeded pairs, each at least 40 % of the city width apart",
              "tags": ["efficiency"], "input": {"network": "large", "trips": trips}}]
 
 
@@ -284,8 +292,10 @@ def far_trips(network, rng, count, share=0.4, departures=None):
         if len(trips) == count:
             break
         a, b = rng.sample(codes, 2)
-        departure = rng.randrange(10) if departures is None else departures[len(trips) % len(departures)]
-        trip = {"start": a, "goal": b, "departure": departure} if network.distance(a, b) >= far else None
+        departure = (rng.randrange(10) if departures is None
+                     else departures[len(trips) % len(departures)])
+        trip = ({"start": a, "goal": b, "departure": departure}
+                if network.distance(a, b) >= far else None)
         if trip and well_posed(network, {"input": trip}):
             trips.append(trip)
     return trips
@@ -306,7 +316,8 @@ def well_posed(network, case):
 
 
 def default_cases(options=None):
-    """The fixture cases: route queries, heuristic pairs, comparator pairs, the large-city trip set."""
+    """The fixture cases: route queries, heuristic pairs, comparator pairs, the large-city trip
+    set."""
     small = network_for({}, options)
     large = network_for({"network": "large"}, options)
     routes = [c for c in small_city_cases(small) if well_posed(small, c)]

@@ -37,7 +37,7 @@ def ways():
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox runs on Linux')
-def test_the_guard_alone_refuses_every_way_to_start_a_process(attack, run, tmp_path):
+def test_the_guard_alone_refuses_every_way_to_start_a_process(attack, run, tmp_path):  # noqa: F811
     isolation = layers.weaker(run.isolation, KERNEL)
     assert isolation.has('audit-hook') and not any(isolation.has(layer) for layer in KERNEL)
     outcome = attack('process_starts', isolation)

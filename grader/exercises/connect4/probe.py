@@ -35,8 +35,8 @@ move): ``{"task": "evaluate", "value": <plain>}``.
 import copy
 import random
 
-from grader.exercises.connect4 import rules
 from grader.child import values
+from grader.exercises.connect4 import rules
 
 ENTRIES = ('alphabetapruning', 'minimax')
 WINDOW = 1000000000

@@ -128,8 +128,8 @@ def rebuild(camefrom, current, key_of):
     while len(path) < MAX_STATES:
         state = path[-1]
         keys = [key_of(state), ''.join(map(str, state)), tuple(state)]
-        found = next((k for k in keys if type(k) in (str, tuple) and dict.__contains__(camefrom, k)),
-                     None)
+        found = next((k for k in keys
+                      if type(k) in (str, tuple) and dict.__contains__(camefrom, k)), None)
         if found is None or tuple(state) in seen:
             break
         seen.add(tuple(state))

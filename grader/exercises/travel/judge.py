@@ -61,7 +61,7 @@ STOPS_NAME, ROUTES_NAME = 'network.json', 'lines.json'
 LARGE_FOLDER = 'large'
 NUMBER = {'type': ['number', 'null']}
 CODE = {'type': ['string', 'null'], 'maxLength': 40}
-HOP = {'type': 'array', 'minItems': 2, 'maxItems': 2, 'items': [CODE, NUMBER]}
+HOP = {'type': 'array', 'minItems': 2, 'maxItems': 2, 'prefixItems': [CODE, NUMBER]}
 RETURNED = {'oneOf': [shapes.PLAIN_ITEM, {
     'type': 'object', 'required': ['kind'], 'additionalProperties': False,
     'properties': {'kind': {'const': 'state'}, 'type': shapes.NAME}}]}

@@ -113,7 +113,8 @@ class Network:
         return self.distance(code, goal_code) / MAX_TRAM_SPEED
 
     def segments(self):
-        """Yield ``(route_code, from_code, dest_code, ride_minutes)`` for every hop of every route."""
+        """Yield ``(route_code, from_code, dest_code, ride_minutes)`` for every hop of every
+        route."""
         for route in self.routes.values():
             codes, times = route["stopCodes"], route["stopTimes"]
             for i in range(len(codes) - 1):
@@ -139,7 +140,34 @@ def check_network(network):
     for edge in sorted(set(from_routes) | set(from_stops)):
         if sorted(from_routes.get(edge, [])) != sorted(from_stops.get(edge, [])):
             problems.append("edge %s -> %s: neighbours list %s, routes give %s"
-                            % (edge[0], edge[1], from_stops.get(edge, []), from_routes.get(edge, [])))
+                            % (edge[0], edge[1], from_stops.get(edge, []),
+                               from_routes.get(edge, [])))
+    return problems
+
+
+def _route_problems(network, route, from_routes):
+    """Problems of one route of ``network``; its hops are added to ``from_routes``
+    ({(from, to): [route codes]}) when its lists have one length."""
+    problems = []
+    code, codes = route["code"], route["stopCodes"]
+    lengths = {len(codes), len(route["stopTimes"]), len(route["x"]), len(route["y"])}
+    if len(lengths) != 1:
+        return ["route %r: stopCodes, stopTimes, x and y differ in length" % code]
+    if len(set(codes)) != len(codes):
+        problems.append("route %r visits a stop twice" % code)
+    if route["stopTimes"][0] != 0:
+        problems.append("route %r: the first stop time is not 0" % code)
+    for i, stop_code in enumerate(codes):
+        stop = network.stops.get(stop_code)
+        if stop is None:
+            problems.append("route %r: unknown stop %r" % (code, stop_code))
+        elif (stop["x"], stop["y"]) != (route["x"][i], route["y"][i]):
+            problems.append("route %r: coordinates of stop %r differ from the stops file"
+                            % (code, stop_code))
+        if i and route["stopTimes"][i] < route["stopTimes"][i - 1]:
+            problems.append("route %r: stop times decrease at stop %r" % (code, stop_code))
+        if i:
+            from_routes.setdefault((codes[i - 1], stop_code), []).append(code)
     return problems
 
 
@@ -184,7 +212,8 @@ def check_route(network, hops, start=None, goal=None, departure=None):
     if start is not None and first_code != start:
         problems.append("the route starts at %s, not at the start stop %s" % (first_code, start))
     if departure is not None and first_time != departure:
-        problems.append("the start state's time is %s, not the departure time %s" % (first_time, departure))
+        problems.append("the start state's time is %s, not the departure time %s"
+                        % (first_time, departure))
     if goal is not None and last_code != goal:
         problems.append("the route ends at %s, not at the goal stop %s" % (last_code, goal))
     for (code, time), (next_code, next_time) in zip(hops, hops[1:]):

@@ -67,17 +67,16 @@ each run's count (the parent divides the CPU time it measured by their
 number) and the answer is the first run's (a later run that raises ends the
 repeats; its count is not kept).  ``kind: baseline`` builds the CityMap
 and puts the instruments in place, and searches nothing: the parent times
-it to learn what a counted case costs besides the search.  With ``limit``, a run is stopped (``stopped``) once it
-has made more than ``limit`` expansions: a search that expands stops again
-and again is stopped by its count, the same on every machine, long before
-its time limit.
+it to learn what a counted case costs besides the search.  With ``limit``, a
+run is stopped (``stopped``) once it has made more than ``limit``
+expansions: a search that expands stops again and again is stopped by its
+count, the same on every machine, long before its time limit.
 """
 import os
 import time
 
 from grader.child import values
 from grader.child.channel import describe as _describe
-
 
 _process_time = time.process_time
 """Taken when the probe is imported, before any student code runs."""
@@ -91,7 +90,8 @@ def load(module, options, ctx):
     """Whether the module defines the handout's State and CityMap.search."""
     namespace = module.__dict__
     state, city = namespace.get('State'), namespace.get('CityMap')
-    missing = [name for name, obj in (('State', state), ('CityMap', city)) if not isinstance(obj, type)]
+    missing = [name for name, obj in (('State', state), ('CityMap', city))
+               if not isinstance(obj, type)]
     if not missing and not callable(getattr(city, 'search', None)):
         missing.append('CityMap.search')
     printed = ctx.output()
@@ -146,12 +146,14 @@ def handle(module, payload, options, ctx):
             observation.update(route(module, city, payload, ctx))
         elif kind == 'heuristic':
             state_class.goal = city.get_stop(payload['goal'])
-            observation['value'] = values.plain(state_class(city.get_stop(payload['stop']), 0).heuristic())
+            stop = state_class(city.get_stop(payload['stop']), 0)
+            observation['value'] = values.plain(stop.heuristic())
         else:
             state_class.goal = city.get_stop(payload['goal'])
             first, second = (state_class(city.get_stop(s['stop']), s['time'])
                              for s in (payload['first'], payload['second']))
-            observation['heuristics'] = [values.plain(first.heuristic()), values.plain(second.heuristic())]
+            observation['heuristics'] = [values.plain(first.heuristic()),
+                                         values.plain(second.heuristic())]
             observation['less'] = [values.plain(first < second), values.plain(second < first)]
     except Exception as exc:  # noqa: BLE001 - reported with what the search left behind
         observation['error'] = describe(exc, ctx.student_files)
@@ -208,7 +210,8 @@ def goal_was_set(state_class, goal_code):
 
 
 def is_state(obj):
-    return all(callable(getattr(obj, name, None)) for name in ('get_previous', 'get_stop_code', 'get_time'))
+    return all(callable(getattr(obj, name, None))
+               for name in ('get_previous', 'get_stop_code', 'get_time'))
 
 
 def read_chain(result):
@@ -231,7 +234,8 @@ def read_chain(result):
         seen.add(id(state))
         chain.append([code_of(state.get_stop_code()), number(state.get_time())])
         state = state.get_previous()
-    return {'returned': {'kind': 'state', 'type': values.type_name(result)}, 'chain': chain, 'chain_end': end}
+    return {'returned': {'kind': 'state', 'type': values.type_name(result)},
+            'chain': chain, 'chain_end': end}
 
 
 def code_of(value):
@@ -461,9 +465,11 @@ def direct_call(module, payload, options):
     if payload['kind'] == 'baseline':
         return None
     if payload['kind'] == 'route':
-        return city.search(city.get_stop(payload['start']), city.get_stop(payload['goal']), payload['departure'])
+        return city.search(city.get_stop(payload['start']), city.get_stop(payload['goal']),
+                           payload['departure'])
     State.goal = city.get_stop(payload['goal'])
     if payload['kind'] == 'heuristic':
         return State(city.get_stop(payload['stop']), 0).heuristic()
-    first, second = (State(city.get_stop(s['stop']), s['time']) for s in (payload['first'], payload['second']))
+    first, second = (State(city.get_stop(s['stop']), s['time'])
+                     for s in (payload['first'], payload['second']))
     return first < second, second < first

@@ -85,7 +85,8 @@ class State:
         parts = []
         state = self
         while state is not None:
-            parts.append("[%s]%s(%s)" % (time_to_string(state.time), state.stop["code"], state.stop["name"]))
+            parts.append("[%s]%s(%s)" % (time_to_string(state.time), state.stop["code"],
+                                         state.stop["name"]))
             state = state.previous
         return " -> ".join(parts)
 
@@ -147,6 +148,7 @@ class CityMap:
             explored.add(code)
             for neighbor in self.get_neighbors_codes(code):
                 if neighbor not in explored:
-                    time = state.get_time() + self.fastest_transition(code, neighbor, state.get_time())
+                    time = state.get_time() + self.fastest_transition(code, neighbor,
+                                                                      state.get_time())
                     frontier.put(State(self.get_stop(neighbor), time, state))
         return None
