@@ -22,6 +22,20 @@ if os.environ.get('GRADER_CACHE_DIR') != '':
     atexit.register(shutil.rmtree, os.environ['GRADER_CACHE_DIR'], ignore_errors=True)
 
 
+SHARED_BY_MODULE = ('test_batch_run.py', 'test_attacks.py')
+"""Test modules whose module-scoped fixture grades a class or a baseline once."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test``), each module of :data:`SHARED_BY_MODULE` runs on
+    one worker (``--dist loadgroup``), so its shared grading is done once, not per worker."""
+    if not config.pluginmanager.hasplugin('xdist'):
+        return
+    for item in items:
+        if item.path.name in SHARED_BY_MODULE:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
 @pytest.fixture(scope='session')
 def policy():
     from grader import config
