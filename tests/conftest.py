@@ -22,8 +22,8 @@ if os.environ.get('GRADER_CACHE_DIR') != '':
     atexit.register(shutil.rmtree, os.environ['GRADER_CACHE_DIR'], ignore_errors=True)
 
 
-SHARED_BY_MODULE = ('test_batch_run.py', 'test_attacks.py')
-"""Test modules whose module-scoped fixture grades a class or a baseline once."""
+SHARED_BY_MODULE = ('test_batch_run.py', 'test_attacks.py', 'test_forging.py')
+"""Test modules whose module-scoped fixture grades a class, a baseline or each case once."""
 
 
 def pytest_collection_modifyitems(config, items):
