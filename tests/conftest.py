@@ -22,8 +22,13 @@ if os.environ.get('GRADER_CACHE_DIR') != '':
     atexit.register(shutil.rmtree, os.environ['GRADER_CACHE_DIR'], ignore_errors=True)
 
 
-SHARED_BY_MODULE = ('test_batch_run.py', 'test_attacks.py', 'test_forging.py')
-"""Test modules whose module-scoped fixture grades a class, a baseline or each case once."""
+SHARED_BY_MODULE = (
+    'test_attacks.py', 'test_forging.py', 'test_batch_moodle.py', 'test_batch_run.py',
+    'test_batch_safety.py', 'test_canary.py', 'test_chaos.py', 'test_eightpuzzle_generated.py',
+    'test_eightpuzzle_judge.py', 'test_eightpuzzle_reference.py', 'test_gradescope.py',
+    'test_travel_generated.py', 'test_travel_plugin.py', 'test_travel_reference.py',
+    'test_writers.py')
+"""Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""
 
 
 def pytest_collection_modifyitems(config, items):
