@@ -1,13 +1,14 @@
 # make demo  -- set everything up (first use) and grade the bundled example submissions
-# make test  -- run the whole test suite (including the 200-submission batch class)
-# make quick -- the suite without the slowest tests
+# make test  -- run the whole test suite, on two cores (pytest-xdist)
+# make quick -- the suite without the batch class
+# make slow  -- the whole suite with the batch class of 200 submissions
 # make lint  -- ruff's checks (pyproject.toml [tool.ruff]); CI runs it before the tests
 # make matrix -- the verdict tests under every Python 3.9-3.13 found (pyenv)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test quick lint matrix bench fixtures clean
+.PHONY: setup demo test quick slow lint matrix bench fixtures clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +27,19 @@ demo: setup
 	  echo "== $$folder"; $(BIN)/grader grade "$$folder" || exit $$?; \
 	done
 
+# Two workers: grading a submission runs one sandboxed child at a time, so each
+# worker keeps one core busy.  TEST_WORKERS=0 runs the suite in one process.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
 test: setup
-	GRADER_SLOW_TESTS=1 $(BIN)/python -m pytest
+	$(PYTEST)
 
 quick: setup
-	$(BIN)/python -m pytest
+	$(PYTEST) --deselect tests/test_batch_class.py::test_a_class
+
+slow: setup
+	GRADER_SLOW_TESTS=1 $(PYTEST)
 
 lint: setup
 	$(BIN)/ruff check grader tests reference bench scripts

@@ -5,8 +5,9 @@
 # ~/.pyenv); each gets a virtual environment of its own under .matrix/ with the grader
 # installed, and runs the verdict tests: tests/test_submissions.py (every example
 # submission's verdict) and tests/adversarial/test_forging.py (every attempt to win
-# points without the work, beside its honest twin). A version that is missing fails
-# the matrix: the same verdicts on every Python is what it checks.
+# points without the work, beside its honest twin), on two cores (TEST_WORKERS). A
+# version that is missing fails the matrix: the same verdicts on every Python is what
+# it checks.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root="${PYENV_ROOT:-}"
@@ -30,8 +31,8 @@ for version in $versions; do
       touch "$venv/.installed" || { failed+=("$version (install)"); continue; }
   fi
   echo "== Python $version ($python)"
-  if ! "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_submissions.py \
-      tests/adversarial/test_forging.py; then
+  if ! "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${TEST_WORKERS:-2}" \
+      --dist loadgroup tests/test_submissions.py tests/adversarial/test_forging.py; then
     failed+=("$version")
   fi
 done

@@ -22,6 +22,25 @@ if os.environ.get('GRADER_CACHE_DIR') != '':
     atexit.register(shutil.rmtree, os.environ['GRADER_CACHE_DIR'], ignore_errors=True)
 
 
+SHARED_BY_MODULE = (
+    'test_attacks.py', 'test_forging.py', 'test_batch_moodle.py', 'test_batch_run.py',
+    'test_batch_safety.py', 'test_canary.py', 'test_chaos.py', 'test_eightpuzzle_generated.py',
+    'test_eightpuzzle_judge.py', 'test_eightpuzzle_reference.py', 'test_gradescope.py',
+    'test_travel_generated.py', 'test_travel_plugin.py', 'test_travel_reference.py',
+    'test_writers.py')
+"""Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``make test``), each module of :data:`SHARED_BY_MODULE` runs on
+    one worker (``--dist loadgroup``), so its shared grading is done once, not per worker."""
+    if not config.pluginmanager.hasplugin('xdist'):
+        return
+    for item in items:
+        if item.path.name in SHARED_BY_MODULE:
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
 @pytest.fixture(scope='session')
 def policy():
     from grader import config

@@ -40,7 +40,11 @@ def test_drawn_starts_are_solvable_at_the_depths_asked(drawn):
         for index, (case, state) in enumerate(zip(cases, states)):
             assert puzzle.is_state(state) and puzzle.is_solvable(state), (seed, state)
             assert puzzle_table.distance(state) == lengths[index % len(lengths)], (seed, state)
-            assert case["tags"] == oracle._tags(lengths[index % len(lengths)])
+            # grading.yaml: every drawn start is required; from 10 moves on it also
+            # measures the heuristic.
+            length = lengths[index % len(lengths)]
+            assert length <= 20
+            assert case["tags"] == (["required", "heuristic"] if length >= 10 else ["required"])
 
 
 def test_the_answers_of_drawn_starts_agree_with_the_table(drawn):

@@ -2,7 +2,7 @@
 
 The score must be the one waiting would give; a submission that times out
 now and then is graded in full; the verdicts never depend on timing.  The
-limits here are made small (``min_seconds`` 0.3 s) so that the run that waits
+limits here are made small (``min_seconds`` 0.1 s) so that the run that waits
 for every case stays short.
 """
 import dataclasses
@@ -24,7 +24,7 @@ def Minimax(board, maximizing, player):
 
 def quick_limits(policy, exercise, stop_after, quick=True):
     factors = policy.exercises[exercise].factors
-    settings = dataclasses.replace(policy.exercises[exercise], min_seconds=0.3,
+    settings = dataclasses.replace(policy.exercises[exercise], min_seconds=0.1,
                                    factors={k: 0.001 for k in factors} if quick else factors,
                                    stop_after_timeouts=stop_after)
     return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})

@@ -79,6 +79,17 @@ def copies_hold(tmp, name):
     return holds
 
 
+def being_graded(tmp, text):
+    """Whether a private copy in ``tmp`` holds the submission ``text`` (a child grades it)."""
+    def holds():
+        try:
+            return any((entry / 'submission' / 'tictactoe.py').read_text() == text
+                       for entry in tmp.iterdir())
+        except OSError:
+            return False
+    return holds
+
+
 def sandboxed(proc):
     """Whether a child of ``proc`` runs in a session of its own (a sandboxed child)."""
     def running():
@@ -179,7 +190,7 @@ def test_an_interrupted_batch_stops_its_workers_and_leaves_nothing(hanging_class
     out = tmp_path / 'out'
     proc = batch(hanging_class, out, scratch)
     wait_until(lambda: len(graded_rows(out)) >= 2, proc)
-    wait_until(copies_hold(scratch, 'tictactoe.py'), proc)
+    wait_until(being_graded(scratch, SLEEPS), proc)      # a hand-in that sleeps is graded
     processes = family(proc)
     started = time.monotonic()
     (os.killpg if to_group else os.kill)(proc.pid, sig)

@@ -293,9 +293,7 @@ def test_late_penalty_and_hidden_visibility_load_from_grading_yaml(tmp_path):
 
 
 def test_repository_policy_states_the_oulu_rule(policy):
-    oulu_policy = policy.assignments.get('oulu-exercise-1')
-    if oulu_policy is None or len(oulu_policy.exercises) < 3:
-        pytest.skip('the Oulu assignment does not list all three exercises yet')
+    oulu_policy = policy.assignments['oulu-exercise-1']
     assert set(oulu_policy.exercises) == {TTT, C4, EP}
     assert oulu_policy.count == 2 and oulu_policy.max_score == 5
     assert all(policy.exercises[n].max_score == 2.5 for n in oulu_policy.exercises)

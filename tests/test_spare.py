@@ -10,7 +10,11 @@
 """
 import dataclasses
 import json
+import os
+import signal
+import tempfile
 import textwrap
+import time
 
 import psutil
 import pytest
@@ -30,6 +34,15 @@ def no_spares_left():
     spare.discard()
 
 
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """The private folders of this test's children are made here, to be seen."""
+    folder = tmp_path / 'tmp'
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(folder))
+    return folder
+
+
 def folder_with(tmp_path, source=MODULE, name='tictactoe.py'):
     folder = tmp_path / 'sub'
     folder.mkdir(exist_ok=True)
@@ -42,71 +55,84 @@ def session(folder, settings=None):
                    settings=settings or SandboxSettings())
 
 
-def waiting_spare(settings=None):
-    start_spare(ISOLATION, settings or SandboxSettings())
-    assert len(spare._spares) == 1
-    return spare._spares[0]
-
-
-def test_the_first_session_adopts_the_spare_which_had_no_submission(tmp_path):
-    waiting = waiting_spare()
-    pid, workdir = waiting.proc.pid, waiting.workdir
-    assert list((workdir / 'submission').iterdir()) == []    # nothing copied before the hello
-    with session(folder_with(tmp_path)) as box:
-        assert box.start().ok
-        assert box.proc.pid == pid and box.workdir == workdir
-        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
-        assert not spare._spares
-    assert not workdir.exists() and not psutil.pid_exists(pid)
-
-
-def test_other_settings_do_not_adopt_and_discard_stops_the_spare(tmp_path):
-    waiting = waiting_spare()
-    pid, workdir = waiting.proc.pid, waiting.workdir
-    other = dataclasses.replace(SandboxSettings(), memory_mb=512)
-    with session(folder_with(tmp_path), settings=other) as box:
-        assert box.start().ok and box.proc.pid != pid
-    assert spare._spares == [waiting]
-    spare.discard()
-    assert not spare._spares and not workdir.exists()
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-
-
-def test_a_spare_that_died_is_not_adopted(tmp_path):
-    waiting = waiting_spare()
-    waiting.proc.kill()
-    waiting.proc.wait()
-    workdir = waiting.workdir
-    with session(folder_with(tmp_path)) as box:
-        assert box.start().ok
-        assert box.workdir != workdir
-        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
-    assert not spare._spares and not workdir.exists()
-
-
-def test_a_copy_that_fails_is_a_failed_start_not_a_crash(tmp_path):
-    waiting = waiting_spare(SandboxSettings(max_copy_mb=0))
-    with session(folder_with(tmp_path), settings=SandboxSettings(max_copy_mb=0)) as box:
-        loaded = box.start()
-        assert not loaded.ok and 'could not be copied' in loaded.error
-        assert 'larger than 0 MB' in loaded.error
-        assert box.proc is None
-    assert not waiting.proc or waiting.proc.poll() is not None
-
-
 def children():
     return {p.pid for p in psutil.Process().children(recursive=True)
             if p.status() != psutil.STATUS_ZOMBIE}
 
 
-def test_a_command_that_stops_with_an_error_leaves_no_spare(tmp_path, capsys):
+def running(pid):
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def waiting_spare(scratch, settings=None):
+    """Start a spare: ``(pid, private folder)`` of the one child it started."""
+    before, folders = {p.pid for p in psutil.Process().children()}, set(scratch.iterdir())
+    start_spare(ISOLATION, settings or SandboxSettings())
+    started = [p.pid for p in psutil.Process().children() if p.pid not in before]
+    made = set(scratch.iterdir()) - folders
+    assert len(started) == 1 and len(made) == 1, (started, made)
+    return started[0], made.pop()
+
+
+def test_the_first_session_adopts_the_spare_which_had_no_submission(tmp_path, scratch):
+    pid, workdir = waiting_spare(scratch)
+    assert list((workdir / 'submission').iterdir()) == []    # nothing copied before the hello
+    with session(folder_with(tmp_path)) as box:
+        assert box.start().ok
+        assert box.proc.pid == pid and box.workdir == workdir
+        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
+        assert spare.take(ISOLATION, SandboxSettings()) is None      # taken once
+    assert not workdir.exists() and not psutil.pid_exists(pid)
+
+
+def test_other_settings_do_not_adopt_and_discard_stops_the_spare(tmp_path, scratch):
+    pid, workdir = waiting_spare(scratch)
+    other = dataclasses.replace(SandboxSettings(), memory_mb=512)
+    with session(folder_with(tmp_path), settings=other) as box:
+        assert box.start().ok and box.proc.pid != pid
+    assert running(pid) and workdir.exists()      # still waiting for a session like it
+    spare.discard()
+    assert not running(pid) and not workdir.exists()
+    assert spare.take(ISOLATION, SandboxSettings()) is None
+
+
+def test_a_spare_that_died_is_not_adopted(tmp_path, scratch):
+    pid, workdir = waiting_spare(scratch)
+    os.kill(pid, signal.SIGKILL)                  # this test's own child
+    deadline = time.monotonic() + 10
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not running(pid)
+    with session(folder_with(tmp_path)) as box:
+        assert box.start().ok
+        assert box.workdir != workdir and box.proc.pid != pid
+        assert box.call({'function': 'answer'}, 5).observation['value']['value'] == 42
+    assert not workdir.exists() and not psutil.pid_exists(pid)
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_copy_that_fails_is_a_failed_start_not_a_crash(tmp_path, scratch):
+    pid, _ = waiting_spare(scratch, SandboxSettings(max_copy_mb=0))
+    with session(folder_with(tmp_path), settings=SandboxSettings(max_copy_mb=0)) as box:
+        loaded = box.start()
+        assert not loaded.ok and 'could not be copied' in loaded.error
+        assert 'larger than 0 MB' in loaded.error
+        assert box.proc is None
+    assert not running(pid)
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_command_that_stops_with_an_error_leaves_no_spare(tmp_path, scratch, capsys):
     before = children()
     empty = tmp_path / 'empty'
     empty.mkdir()
     assert cli.main(['--config', str(ROOT / 'grading.yaml'), 'check', str(empty)]) == 2
     assert 'grader: error:' in capsys.readouterr().err
-    assert not spare._spares
     assert children() <= before
+    assert list(scratch.iterdir()) == []
 
 
 def verdicts(path):

@@ -10,6 +10,7 @@
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -248,15 +249,22 @@ def fresh_probes(monkeypatch):
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='Linux probes')
-def test_detect_reports_the_same_with_or_without_an_early_start(fresh_probes):
+def test_detect_reports_the_same_with_or_without_an_early_start(fresh_probes, monkeypatch):
     plain = layers.detect()
     layers._BwrapProbe.known = None
     layers._probe_seccomp.cache_clear()
     layers._probe_cgroups.cache_clear()
+    trials, popen = [], layers.subprocess.Popen
+
+    def recording(argv, *args, **kwargs):
+        trials.append(popen(argv, *args, **kwargs))
+        return trials[-1]
+    monkeypatch.setattr(layers.subprocess, 'Popen', recording)
     layers.start()
-    assert len(layers._started) == 1
+    assert len(trials) == (1 if shutil.which('bwrap') else 0)   # the trial runs from now
     early = layers.detect()
-    assert layers._started == []
+    assert len(trials) <= 1                         # detect took it up: no second trial
+    assert all(trial.returncode is not None for trial in trials)   # ended and reaped
     assert (early.level, early.layers, early.missing, early.bwrap) == \
         (plain.level, plain.layers, plain.missing, plain.bwrap)
     assert layers.detect().layers == plain.layers  # answers kept for the process

@@ -84,12 +84,19 @@ def complete_table(folder):
     return len(answers)
 
 
-@pytest.fixture
-def graded(policy, run, tmp_path):
+@pytest.fixture(scope='module')
+def graded(policy, run, tmp_path_factory):
+    """``grade(name)``: ``(result, seconds)`` of one case, graded once in this module."""
     from grader import engine
+    done = {}
 
     def grade(name):
-        folder = tmp_path / name
+        if name not in done:
+            done[name] = grade_once(name)
+        return done[name]
+
+    def grade_once(name):
+        folder = tmp_path_factory.mktemp('forging') / name
         folder.mkdir()
         shutil.copy(TWIN, folder / 'alphabeta_twin.py')
         if name == 'complete_table':
