@@ -7,6 +7,7 @@ valid example built from each schema and reject corruptions of it, exactly
 as ``jsonschema.Draft202012Validator`` does.
 """
 import copy
+import sys
 
 import jsonschema
 import pytest
@@ -115,6 +116,30 @@ def test_reply_schemas_are_2020_12_and_the_checks_follow_them(name, schema):
                 disagreements.append(document)
     assert not disagreements, disagreements[:3]
     assert rejected > 0    # the corruptions do exercise the schema
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason='jsonschema-rs is not built for 3.9')
+@pytest.mark.parametrize('name,schema', SCHEMAS, ids=[n for n, _ in SCHEMAS])
+def test_the_compiled_checks_accept_only_what_jsonschema_accepts(name, schema):
+    """What jsonschema-rs (the quick first opinion) accepts is final: it must accept no
+    corruption that jsonschema refuses, and every valid example."""
+    import jsonschema_rs
+    full = {'$schema': 'https://json-schema.org/draft/2020-12/schema', **schema}
+    fast = jsonschema_rs.Draft202012Validator(full)
+    reference = jsonschema.Draft202012Validator(full)
+    wrongly_accepted, agreed = [], 0
+    for valid in examples(schema):
+        assert fast.is_valid(valid), (name, valid)
+        for document in corruptions(valid):
+            try:
+                accepted = fast.is_valid(document)
+            except Exception:  # noqa: BLE001 - jsonschema decides what it cannot read
+                continue
+            if accepted and not reference.is_valid(document):
+                wrongly_accepted.append(document)
+            agreed += accepted == reference.is_valid(document)
+    assert not wrongly_accepted, wrongly_accepted[:3]
+    assert agreed > 0
 
 
 def test_tuple_arrays_are_checked_position_by_position():
