@@ -3,10 +3,10 @@
 ``grader dist OUT`` writes a folder that students (or their CI) install and
 run ``grader check`` from: the ``grader`` package, ``pyproject.toml``,
 ``grading.yaml``, the plug-ins it mounts from the course's folders, the public
-fixture files and the data files the policy names, and ``student_template/``.  Its ``README.md`` is the students' one
-(``student_template/README.grader.md``), not the instructor's.  It never
-contains ``reference/`` or any hidden fixture file; :func:`build` refuses to
-write one that would.
+fixture files and the data files the policy names, and ``student_template/``.
+Its ``README.md`` is the students' one (``student_template/README.grader.md``),
+not the instructor's.  It never contains ``reference/`` or any hidden fixture
+file; :func:`build` refuses to write one that would.
 """
 import shutil
 from pathlib import Path

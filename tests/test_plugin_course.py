@@ -136,7 +136,8 @@ def course_with(tmp_path, change):
     shutil.copytree(COURSE, folder, ignore=shutil.ignore_patterns('__pycache__', 'submissions',
                                                                   'plugins'))
     policy = folder / 'grading.yaml'
-    text = CONFIG.read_text().replace('plugin: plugins/nim', f"plugin: {COURSE / 'plugins' / 'nim'}")
+    mounted = f"plugin: {COURSE / 'plugins' / 'nim'}"
+    text = CONFIG.read_text().replace('plugin: plugins/nim', mounted)
     policy.write_text(change(text))
     return policy
 

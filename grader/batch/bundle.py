@@ -5,8 +5,9 @@ course: ``grading.yaml`` and the files it names (fixtures, hidden fixtures,
 data files of exercise options, plug-ins mounted from the course's folders,
 and the reference's oracles when positions are drawn at grading time).
 :func:`make` packs them into one zip, shipped once to every worker;
-:func:`load` unpacks it there and loads the policy from the copy.  Fixture digests are computed from file names and
-parsed content, so results graded from the copy carry the same digest.
+:func:`load` unpacks it there and loads the policy from the copy.  Fixture
+digests are computed from file names and parsed content, so results graded
+from the copy carry the same digest.
 """
 import atexit
 import hashlib

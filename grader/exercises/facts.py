@@ -117,7 +117,8 @@ DEDUCTION = Fact('deduction', '{points, reason}: points taken off the exercise o
 
 # -- the engine's own facts (every exercise) ---------------------------------
 ENGINE = (
-    Fact('student_seconds', "CPU seconds of the submission's case processes, measured outside them.",
+    Fact('student_seconds',
+         "CPU seconds of the submission's case processes, measured outside them.",
          lambda value, facts: f'{value:.2f} s of CPU in your code'),
     Fact('import_seconds', 'CPU seconds the import of the module took.',
          lambda value, facts: f'import {value:.2f} s' if value else ''),

@@ -42,7 +42,9 @@ def redact(outcome, label):
 
 
 def labels(cases):
-    """``{case name: label}`` for the hidden and generated cases: ``hidden-1``, ``generated-1`` ..."""
+    """``{case name: label}`` for the hidden and generated cases: ``hidden-1``,
+    ``generated-1`` ...
+    """
     found, counters = {}, {}
     for case in cases:
         if not case.hidden:

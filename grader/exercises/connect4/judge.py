@@ -559,7 +559,8 @@ def timeout_cause(entry):
         return ('Alpha-beta answers well within this limit; a search that does not prune '
                 '(alpha and beta not passed down, no cut-off) or searches deeper than '
                 'asked takes many times longer.')
-    return 'Plain minimax fits in this limit; look for an endless loop or a search deeper than asked.'
+    return ('Plain minimax fits in this limit; look for an endless loop or a search deeper '
+            'than asked.')
 
 
 EXERCISE = ConnectFour()

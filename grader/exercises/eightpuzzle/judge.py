@@ -329,7 +329,8 @@ class EightPuzzle(base.Exercise):
                    'each once, and Manhattan and Hamming are right', 0.5),
         base.Check('timeouts', 'every required start answered within its time limit', 0.25),
         base.Check('hard', 'long solutions (22-31 moves) within the hard limit', 0.0),
-        base.Check('unsolvable', 'a clear failure value for a start that cannot reach the goal', 0.0),
+        base.Check('unsolvable',
+                   'a clear failure value for a start that cannot reach the goal', 0.0),
     )
 
     # -- cases and requests ------------------------------------------------
@@ -360,7 +361,9 @@ class EightPuzzle(base.Exercise):
             return [base.Request({'state': list(CONTROL)}),
                     base.Request({'state': state}, 'unsolvable')]
         if 'hard' in case.tags:
-            return [base.Request({'state': state}, 'hard')] if graded(settings, 'hard', case) else []
+            if not graded(settings, 'hard', case):
+                return []
+            return [base.Request({'state': state}, 'hard')]
         if 'heuristic' in case.tags:
             return [base.Request({'state': state, 'reps': reps_for(case), 'detail': True},
                                  runs=reps_for(case))]

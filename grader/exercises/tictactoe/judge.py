@@ -81,7 +81,8 @@ ANSWER_CHECKS = ('values', 'moves', 'robustness', 'timeouts')
 PAIR_WORDS = {
     'none': ('returned None instead of the pair (bestvalue, bestmove): is Minimax still the '
              'template placeholder, or is a return statement missing on some path?'),
-    'number': 'returned only a number ({detail}); Minimax must return the pair (bestvalue, bestmove)',
+    'number': ('returned only a number ({detail}); Minimax must return the pair '
+               '(bestvalue, bestmove)'),
     'other': 'returned a {detail} instead of (bestvalue, bestmove)',
     'length': 'returned a sequence of {detail} items; expected the pair (bestvalue, bestmove)',
     'value': 'returned a {detail} as bestvalue, not a plain number',
@@ -265,8 +266,8 @@ def judge_value(check, answer, settings):
     cause = ('The board was left changed, so later moves were searched on a wrong '
              'position: undo every move you try.' if answer.changed
              else value_cause(value, expected))
-    return answer.outcome(check, False, f"value {signed(value)}, expected {signed(expected['value'])}",
-                          cause, kind='wrong value')
+    detail = f"value {signed(value)}, expected {signed(expected['value'])}"
+    return answer.outcome(check, False, detail, cause, kind='wrong value')
 
 
 def value_cause(value, expected):
@@ -296,8 +297,8 @@ def judge_move(check, answer, settings):
     if move in expected['best_moves']:
         return answer.note.outcome(check, True, f'move {move}')
     reached = expected['move_values'].get(str(move))
-    return answer.outcome(check, False,
-                          f"move {move} reaches value {signed(reached)}, not {signed(expected['value'])}",
+    detail = f"move {move} reaches value {signed(reached)}, not {signed(expected['value'])}"
+    return answer.outcome(check, False, detail,
                           'Update bestmove exactly when a child improves the best value.',
                           kind='wrong move')
 

@@ -125,12 +125,14 @@ def load_network(stops_file, routes_file):
 
 def network_of(settings, which='small'):
     prefix = 'large_' if which == 'large' else ''
-    return load_network(settings.options[prefix + 'stops_file'], settings.options[prefix + 'routes_file'])
+    return load_network(settings.options[prefix + 'stops_file'],
+                        settings.options[prefix + 'routes_file'])
 
 
 def provided_names(settings):
     """The file names the handout's load_data is given: (stops, routes)."""
-    return (settings.options.get('stops_name', STOPS_NAME), settings.options.get('routes_name', ROUTES_NAME))
+    return (settings.options.get('stops_name', STOPS_NAME),
+            settings.options.get('routes_name', ROUTES_NAME))
 
 
 def minutes(value):
@@ -150,9 +152,11 @@ def draw(network, hops, keep=8):
     """A route hop by hop, start first; long routes keep both ends."""
     lines = []
     for code, time in hops:
-        lines.append(f'{minutes(time):>8}  {stop_label(network, code) if code is not None else "(no stop code)"}')
+        where = stop_label(network, code) if code is not None else '(no stop code)'
+        lines.append(f'{minutes(time):>8}  {where}')
     if len(lines) > 2 * keep + 1:
-        lines = lines[:keep] + [f'{"":>8}  ... {len(lines) - 2 * keep} more stops ...'] + lines[-keep:]
+        skipped = f'{"":>8}  ... {len(lines) - 2 * keep} more stops ...'
+        lines = lines[:keep] + [skipped] + lines[-keep:]
     return '\n'.join('    ' + line for line in lines)
 
 
@@ -169,16 +173,16 @@ def read_route(case_input, observation):
             why = ('search returned None instead of the goal state: return the state of the goal '
                    'when it is taken off the queue (printing the route is not enough)')
         else:
-            why = (f'search returned a {returned.get("type", returned.get("kind"))}, not a State: return '
-                   'the goal State, linked back to the start through previous')
+            why = (f'search returned a {returned.get("type", returned.get("kind"))}, not a State: '
+                   'return the goal State, linked back to the start through previous')
         return [], None, [why], why
     chain = observation['chain']
     start, goal = case_input['start'], case_input['goal']
     end = observation['chain_end']
     problems = []
     if end == 'cycle':
-        problems.append('following previous from the returned state comes back to a state already seen '
-                        '(the list has a cycle) instead of ending in None')
+        problems.append('following previous from the returned state comes back to a state '
+                        'already seen (the list has a cycle) instead of ending in None')
     elif end == 'cut':
         problems.append('following previous from the returned state does not end in None')
     elif end == 'other':
@@ -188,8 +192,8 @@ def read_route(case_input, observation):
     forwards = (chain and chain[0][0] != goal and chain[-1][0] == goal and chain[0][0] == start
                 and len(chain) > 1)
     if forwards:
-        problems.insert(0, 'the list is linked forwards (start first): search must return the goal state, '
-                           'whose previous leads back stop by stop to the start state')
+        problems.insert(0, 'the list is linked forwards (start first): search must return the '
+                           'goal state, whose previous leads back stop by stop to the start state')
         hops = [tuple(h) for h in chain]
     else:
         hops = [tuple(h) for h in reversed(chain)]
@@ -207,13 +211,13 @@ def search_call(network, case_input):
 def arrival_cause(hops, arrival, expected):
     if arrival > expected['arrival']:
         if 1 < len(hops) < len(expected['hops']):
-            return ('The route has fewer stops than the optimal one but arrives later: the search seems to '
-                    'minimise the number of stops (breadth-first), not the arrival time.')
-        return ('The goal was taken off the queue before a faster route: order the queue by time + '
-                'heuristic(), make the heuristic a lower bound (distance / 260), and test for the goal '
-                'when a state is popped, not when it is pushed.')
-    return ('This is earlier than any tram allows: the time of a move must be the current time plus '
-            'fastest_transition(from, to, current_time), waiting for the tram included.')
+            return ('The route has fewer stops than the optimal one but arrives later: the search '
+                    'seems to minimise the number of stops (breadth-first), not the arrival time.')
+        return ('The goal was taken off the queue before a faster route: order the queue by time '
+                '+ heuristic(), make the heuristic a lower bound (distance / 260), and test for '
+                'the goal when a state is popped, not when it is pushed.')
+    return ('This is earlier than any tram allows: the time of a move must be the current time '
+            'plus fastest_transition(from, to, current_time), waiting for the tram included.')
 
 
 def route_cause(problems):
@@ -221,8 +225,8 @@ def route_cause(problems):
     if 'linked forwards' in text:
         return 'Return the goal state as it comes off the queue; do not reverse the list.'
     if 'fastest tram reaches' in text:
-        return ('Use the provided fastest_transition with the state\'s own time: the wait for the next '
-                'tram depends on the clock.')
+        return ('Use the provided fastest_transition with the state\'s own time: the wait for the '
+                'next tram depends on the clock.')
     if 'departure time' in text:
         return 'The start state\'s time is time_of_beginning.'
     return ''
@@ -262,7 +266,9 @@ def expansion_order(network, trip, order):
 
 
 def describe_order(orders):
-    """One name for the order seen on every trip: 'A*', 'time only (Dijkstra)', 'breadth-first' or 'unclear'."""
+    """One name for the order seen on every trip: 'A*', 'time only (Dijkstra)',
+    'breadth-first' or 'unclear'.
+    """
     for key, name in (('f', 'A*'), ('time', 'time only (Dijkstra)'), ('hops', 'breadth-first')):
         if orders and all(key in steady for steady in orders):
             return name
@@ -278,16 +284,20 @@ class Travel(base.Exercise):
     observation_schema = OBSERVATION
     checks = (
         base.Check('arrival', 'the returned goal state has the earliest arrival', 1.5),
-        base.Check('route', 'a valid backward-linked route from the start at the departure time', 1.0),
+        base.Check('route',
+                   'a valid backward-linked route from the start at the departure time', 1.0),
         base.Check('heuristic', 'heuristic() is the straight-line distance / 260', 0.5),
         base.Check('comparator', '__lt__ orders states by time + heuristic()', 0.5),
-        base.Check('efficiency', 'A* expands clearly fewer stops than Dijkstra on the large city', 1.0),
+        base.Check('efficiency',
+                   'A* expands clearly fewer stops than Dijkstra on the large city', 1.0),
         base.Check('timeouts', 'every query answered within its time limit', 0.5),
     )
 
     # -- the private copy ------------------------------------------------
     def prepare(self, settings):
-        """Copy the configured network files into the private copy, as the handout lays them out."""
+        """Copy the configured network files into the private copy, as the handout lays them
+        out.
+        """
         stops_name, routes_name = provided_names(settings)
         options = settings.options
         placed = [(options['stops_file'], stops_name), (options['routes_file'], routes_name),
@@ -308,7 +318,8 @@ class Travel(base.Exercise):
     def child_options(self, settings):
         stops_name, routes_name = provided_names(settings)
         return {'data': {'small': [stops_name, routes_name],
-                         'large': [f'{LARGE_FOLDER}/{STOPS_NAME}', f'{LARGE_FOLDER}/{ROUTES_NAME}']},
+                         'large': [f'{LARGE_FOLDER}/{STOPS_NAME}',
+                                   f'{LARGE_FOLDER}/{ROUTES_NAME}']},
                 **{k: v for k, v in settings.options.items() if k.endswith('_file')}}
 
     def load_warnings(self, loaded, settings):
@@ -323,17 +334,18 @@ class Travel(base.Exercise):
         looked = ''
         if 'not found' in printed or '.json' in printed:
             looked = f" It printed: '{' '.join(printed.split())[-200:]}'."
-        return [f'The grader provides the network as {stops_name} and {routes_name} in the exercise root '
-                f'(the folder above src/), where the handout\'s load_data looks, and passes CityMap their '
-                f'full paths.{looked} Keep the handout\'s file names and load_data, and put code that '
-                "runs searches under `if __name__ == '__main__':`."]
+        return [f'The grader provides the network as {stops_name} and {routes_name} in the '
+                f'exercise root (the folder above src/), where the handout\'s load_data looks, and '
+                f'passes CityMap their full paths.{looked} Keep the handout\'s file names and '
+                "load_data, and put code that runs searches under `if __name__ == '__main__':`."]
 
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines for each city that has a counted trip set (they search nothing)."""
         cities = sorted({c.input['network'] for c in cases if 'trips' in c.input})
         return [case for city in cities
-                for case in review.baseline_cases(BASELINES, label=f'baseline-{city}', network=city)]
+                for case in review.baseline_cases(BASELINES, label=f'baseline-{city}',
+                                                  network=city)]
 
     @staticmethod
     def expansion_limit(settings, network):
@@ -436,7 +448,8 @@ class Travel(base.Exercise):
         measured = {'reference_astar': astar, 'reference_dijkstra': dijkstra, 'margin': margin,
                     'samples': samples}
         note = feedback.Note(case, [f"{len(trips)} far-apart trips on the {inp['network']} city "
-                                    f"({len(network.stops)} stops), case {case.name} ({case.source})"])
+                                    f"({len(network.stops)} stops), case {case.name} "
+                                    f"({case.source})"])
 
         def outcome(passed, message, lines=(), kind=''):
             return note.outcome('efficiency', passed, message, measured=measured, kind=kind,
@@ -446,12 +459,14 @@ class Travel(base.Exercise):
             failed = failure(reply)
             if failed:
                 measured['expansions'] = None
-                return outcome(False, f'trip {k}: {failed[0]}', [search_call(network, trip), failed[1]])
+                return outcome(False, f'trip {k}: {failed[0]}',
+                               [search_call(network, trip), failed[1]])
             obs = reply.observation
             log = obs.get('expansions') or {}
             if log.get('stopped'):
                 samples.append({'case': f'{case.name} trip {k}', 'counts': list(log['counts']),
-                                'cpu': reply.cpu, 'right': False, 'hidden': case.hidden, 'floor': 0})
+                                'cpu': reply.cpu, 'right': False, 'hidden': case.hidden,
+                                'floor': 0})
                 stopped = stopped or (k, trip, want)
                 continue
             hops, arrival, _, problem = read_route(trip, obs)
@@ -462,7 +477,8 @@ class Travel(base.Exercise):
                     f'trip {k} arrives at {minutes(arrival)}, not at the earliest arrival')
             if not log.get('intact', False):
                 return note.tampered('efficiency', 'a counted method of CityMap or State.__init__ '
-                                     'was re-bound during the search', measured, where=f'trip {k}: ')
+                                     'was re-bound during the search', measured,
+                                     where=f'trip {k}: ')
             counts.append(log['count'])
             samples.append({'case': f'{case.name} trip {k}', 'counts': list(log['counts']),
                             'cpu': reply.cpu, 'right': right, 'hidden': case.hidden,
@@ -473,30 +489,33 @@ class Travel(base.Exercise):
             orders.append(expansion_order(network, trip, log['order']))
         if stopped:
             k, trip, want = stopped
-            message, cause = stopped_sentences(self.expansion_limit(settings, inp['network']), network, want)
+            limit = self.expansion_limit(settings, inp['network'])
+            message, cause = stopped_sentences(limit, network, want)
             return outcome(False, f'trip {k}: {message}', [search_call(network, trip), cause],
                            kind='timeout')
         total = sum(counts)
         order = describe_order(orders)
-        measured.update({'expansions': counts, 'total': total, 'calls': calls, 'search_order': order,
+        measured.update({'expansions': counts, 'total': total, 'calls': calls,
+                         'search_order': order,
                          'ratio': round(total / astar, 3) if astar else None})
-        summary = (f'{total} expansions over {len(trips)} trips ({", ".join(map(str, counts))}); reference A* '
-                   f'{astar} on the same trips, Dijkstra {dijkstra}; expansion order: {order}')
+        summary = (f'{total} expansions over {len(trips)} trips ({", ".join(map(str, counts))}); '
+                   f'reference A* {astar} on the same trips, Dijkstra {dijkstra}; '
+                   f'expansion order: {order}')
         cause = order_cause(order, total, dijkstra)
         if wrong:
             return outcome(False, f'the arrival is wrong on trip(s) {", ".join(map(str, wrong))} '
                                   f'({first_wrong}); {summary}', [cause], kind='wrong answer')
         if total == 0 and any(t['start'] != t['goal'] for t in trips):
-            return outcome(False, 'could not be counted: no expansions seen (the search never listed '
-                                  "a stop's neighbours through CityMap or the stops it holds, and made "
-                                  'no State from another)',
+            return outcome(False, 'could not be counted: no expansions seen (the search never '
+                                  "listed a stop's neighbours through CityMap or the stops it "
+                                  'holds, and made no State from another)',
                            ['Expand stops with the provided CityMap methods and make a State for '
                             'each neighbour reached.'], kind='not measured')
         if total <= margin * astar:
             return outcome(True, summary)
         return outcome(False, f'{summary}: more than {margin:g} x the reference A*',
-                       [cause or 'Expand each stop once (a closed set, or a best-time map) and order the '
-                                 'queue by time + heuristic().'])
+                       [cause or 'Expand each stop once (a closed set, or a best-time map) and '
+                                 'order the queue by time + heuristic().'])
 
     # -- across cases -------------------------------------------------------
     def review(self, outcomes, settings, context):
@@ -532,7 +551,8 @@ class Travel(base.Exercise):
         # Two floors, either enough: calibration units (measured once per run), and a share of
         # the baseline (measured in the same sandbox beside the trips, so a load that comes and
         # goes during the run moves both alike).
-        floor = min(SEARCH_FLOOR_UNITS * unit, SEARCH_FLOOR_SHARE * evidence.overhead(baseline)[0]) \
+        floor = min(SEARCH_FLOOR_UNITS * unit,
+                    SEARCH_FLOOR_SHARE * evidence.overhead(baseline)[0]) \
             if baseline else SEARCH_FLOOR_UNITS * unit
         searched = found.confirmed or evidence.searched_by_time(heavy, floor)
         facts['searched'] = searched
@@ -573,8 +593,8 @@ def failure(reply):
     obs = reply.observation
     if obs.get('network_error'):
         return (f"CityMap could not load the network: {obs['network_error']}",
-                'The grader passes CityMap the full paths of its network files; load_data must open '
-                'the file it is given (os.path.join keeps a full path).')
+                'The grader passes CityMap the full paths of its network files; load_data must '
+                'open the file it is given (os.path.join keeps a full path).')
     if obs.get('error'):
         cause = ''
         if obs.get('goal_set') is False:
@@ -679,18 +699,19 @@ def evidence_sentence(found, rows):
     if found.status == evidence.NOT_COUNTED:
         where = (f"{row['counts'][0]} expansions counted on {row['case']}, where every A* with the "
                  f"handout's heuristic expands {row['every_astar']} stops" if shown
-                 else 'on a trip drawn at grading time, far fewer expansions were counted than any A* '
-                      'makes there')
+                 else 'on a trip drawn at grading time, far fewer expansions were counted than '
+                      'any A* makes there')
         return (f'{where}: the search went past what is counted (a stop\'s neighbours listed '
                 'through CityMap or the stops it holds, a State made from another state)')
     if found.status == evidence.CACHED:
         where = (f"{row['case']} searched again on the same CityMap counted {min(row['counts'])} "
                  f"expansions instead of {row['counts'][0]}" if shown
                  else 'a trip searched again on the same CityMap counted fewer expansions')
-        return f'{where}: the search remembers answers between calls, which is caching, not searching less'
+        return (f'{where}: the search remembers answers between calls, which is caching, '
+                'not searching less')
     if found.status == evidence.INCONSISTENT:
-        return (f'the counted expansions do not follow the CPU time the searches used (their time per '
-                f'expansion differs {found.spread:g} times between trips)')
+        return ('the counted expansions do not follow the CPU time the searches used (their time '
+                f'per expansion differs {found.spread:g} times between trips)')
     return found.reason
 
 
@@ -698,34 +719,39 @@ def stopped_sentences(limit, network, expected):
     """``(message, cause)`` for a search stopped after ``limit`` expansions."""
     reference = expected.get('astar_expansions') if expected else None
     against = f' (the reference A* makes {reference} on this trip)' if reference is not None else ''
-    return (f'stopped after more than {limit} expansions, {limit // max(1, len(network.stops))} times '
+    return (f'stopped after more than {limit} expansions, '
+            f'{limit // max(1, len(network.stops))} times '
             f'the {len(network.stops)} stops of the city{against}',
-            'The search expands the same stops again and again: keep a closed set of expanded stops '
-            '(or the best time found for each stop) and skip a state whose stop was already expanded.')
+            'The search expands the same stops again and again: keep a closed set of expanded '
+            'stops (or the best time found for each stop) and skip a state whose stop was already '
+            'expanded.')
 
 
 def order_cause(order, total, dijkstra):
     if order == 'time only (Dijkstra)' or (dijkstra and total >= 0.9 * dijkstra):
-        return ('The search expands stops in order of time alone, as Dijkstra does: the heuristic is not '
-                'guiding it (is heuristic() 0, or left out of __lt__?).')
+        return ('The search expands stops in order of time alone, as Dijkstra does: the heuristic '
+                'is not guiding it (is heuristic() 0, or left out of __lt__?).')
     if order == 'breadth-first':
-        return ('The search expands stops breadth-first, by number of stops: use a priority queue ordered '
-                'by time + heuristic().')
+        return ('The search expands stops breadth-first, by number of stops: use a priority queue '
+                'ordered by time + heuristic().')
     return ''
 
 
 def heuristic_cause(value, expected):
     if value is None:
-        return 'heuristic() must return a number: the straight-line distance to State.goal / MAX_TRAM_SPEED.'
+        return ('heuristic() must return a number: the straight-line distance to State.goal / '
+                'MAX_TRAM_SPEED.')
     if value == 0 and expected > 0:
-        return ('heuristic() returns 0: that never overestimates, but then A* is Dijkstra and expands many '
-                'more stops. Return dist(self.stop, State.goal) / MAX_TRAM_SPEED.')
+        return ('heuristic() returns 0: that never overestimates, but then A* is Dijkstra and '
+                'expands many more stops. Return dist(self.stop, State.goal) / MAX_TRAM_SPEED.')
     if expected > 0 and math.isclose(value / expected, 10, rel_tol=0.01):
-        return ('The distance is divided by 26, not by MAX_TRAM_SPEED = 260: the heuristic overestimates, '
-                'and A* can then miss the earliest arrival.')
+        return ('The distance is divided by 26, not by MAX_TRAM_SPEED = 260: the heuristic '
+                'overestimates, and A* can then miss the earliest arrival.')
     if value > expected:
-        return 'This overestimates the time left, so A* can miss the earliest arrival: divide by MAX_TRAM_SPEED.'
-    return 'heuristic() must be the straight-line distance to State.goal divided by MAX_TRAM_SPEED (260).'
+        return ('This overestimates the time left, so A* can miss the earliest arrival: divide by '
+                'MAX_TRAM_SPEED.')
+    return ('heuristic() must be the straight-line distance to State.goal divided by '
+            'MAX_TRAM_SPEED (260).')
 
 
 EXERCISE = Travel()
