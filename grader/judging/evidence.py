@@ -205,16 +205,21 @@ def _steady(rates, hidden, spread):
                     seconds_per_unit=median, spread=shown)
 
 
-def searched_by_time(works, floor_seconds):
+def searched_by_time(works, floor_seconds, baseline=()):
     """Whether the CPU time per run shows a search (not a look-up) on most heavy cases.
 
     ``works`` are per-run CPU seconds (the baseline already subtracted) of
     cases whose search, done by any correct method, costs far more than
-    ``floor_seconds``; a look-up answers in microseconds.
+    ``floor_seconds``; a look-up answers in microseconds.  Their median must
+    reach the floor and, with ``baseline`` (the requests that search nothing),
+    also what the baseline's own CPU times vary by: a case carries the noise
+    of everything its process does besides the search, so on a busy machine a
+    small search cannot be told from none, and none is shown.  The median
+    keeps one case slowed by the load from showing a search that was not made.
     """
     if not works:
         return False
-    return statistics.median(works) >= floor_seconds
+    return statistics.median(works) >= max(floor_seconds, spread_of(baseline))
 
 
 def withdraw(outcomes, checks, kind, message):
@@ -299,18 +304,3 @@ def confirm_growing(samples, baseline, unit_name='expansions', spread=4.0, min_w
     return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted {one}, '
                                f'following the counts within {worst:.2f} times',
                     seconds_per_unit=median, spread=round(worst, 2))
-
-
-def searched_beyond_noise(works, floor_seconds, baseline=()):
-    """Whether ``works`` (per-run CPU seconds of heavy cases, the baseline subtracted) show a
-    search: their median at least ``floor_seconds`` and more than the baseline runs vary by.
-
-    A case's CPU time carries the noise of everything the case process does besides the
-    search (the import runs again in every case): when an import costs a large share of a
-    second, a small search cannot be told from none, and nothing is shown.  The median keeps
-    one case slowed by a busy machine from showing a search that was not made.
-    """
-    if not works:
-        return False
-    noise = spread_of(baseline)
-    return statistics.median(works) >= max(floor_seconds, noise)

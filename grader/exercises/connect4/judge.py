@@ -304,7 +304,7 @@ class ConnectFour(base.Exercise):
                                      for o in pruning if o.measured['floor'] >= 50], baseline)
         unit = context.get('unit') or 0.0
         searched = (found.confirmed and bool(samples)) or \
-            evidence.searched_by_time(works, SEARCH_FLOOR_UNITS * unit)
+            evidence.searched_by_time(works, SEARCH_FLOOR_UNITS * unit, baseline)
         facts['searched'] = searched
         if works and not searched:
             review.withdraw_unsearched(outcomes, SEARCH_CHECKS, NO_SEARCH)

@@ -545,7 +545,7 @@ class EightPuzzle(base.Exercise):
                'needed': round(max(SEARCH_FLOOR_UNITS * unit, noise), 6)}
         if counted.confirmed and beyond:
             return True, cpu
-        return evidence.searched_beyond_noise(works, SEARCH_FLOOR_UNITS * unit, baseline), cpu
+        return evidence.searched_by_time(works, SEARCH_FLOOR_UNITS * unit, baseline), cpu
 
     def facts(self, outcomes, settings):
         conventions = Counter(o.measured['convention'] for o in outcomes
