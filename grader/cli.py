@@ -130,6 +130,11 @@ def _named_command(argv):
 
 
 def main(argv=None):
+    from grader.sandbox import interrupts
+    return interrupts.leave(_main(argv), program=argv is None)
+
+
+def _main(argv):
     # first thing: the signal handlers are set before any work
     from grader.sandbox import interrupts
     args = None

@@ -222,3 +222,34 @@ def test_after_a_stop_no_session_spawns_a_child(tmp_path):
         registry.reset()
     with Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=ISOLATION) as box:
         assert box.start().ok
+
+
+STUCK_EXIT = '''
+import os, signal, sys, threading
+sys.path.insert(0, {root!r})
+from grader.sandbox import interrupts
+
+def main():
+    with interrupts.handling(program=True):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            threading.Event().wait(5)
+        except KeyboardInterrupt as stop:
+            code = interrupts.finish(stop)
+    # a thread the interpreter's exit waits for, and that never ends (as a process pool's
+    # manager thread waiting for the rest of a result a killed worker half sent)
+    threading.Thread(target=threading.Event().wait).start()
+    return interrupts.leave(code, program=True)
+
+sys.exit(main())
+'''
+
+
+def test_an_interrupted_program_whose_exit_would_hang_exits_with_its_status(tmp_path):
+    """The exit after an interrupt is cut short when a thread would keep it waiting."""
+    script = tmp_path / 'stuck.py'
+    script.write_text(STUCK_EXIT.format(root=str(ROOT)))
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert time.monotonic() - started < 30

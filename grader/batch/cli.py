@@ -184,6 +184,10 @@ COMMANDS = {'batch': cmd_batch, 'regrade': cmd_regrade}
 
 def main(argv=None):
     """Run ``batch``/``regrade`` on their own (``python -m grader.batch.cli``)."""
+    return interrupts.leave(_main(argv), program=argv is None)
+
+
+def _main(argv):
     top = argparse.ArgumentParser(prog='grader')
     top.add_argument('--config', metavar='FILE')
     add_parsers(top.add_subparsers(dest='command', required=True))

@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+import time
 
 from grader import calibrate
 from grader.sandbox import registry
@@ -42,6 +43,32 @@ _state = {'installed': False, 'received': None}
 def received():
     """The signal that interrupted this process, or None."""
     return _state['received']
+
+
+SHUTDOWN_SECONDS = 1.0
+"""How long an interrupted program's ordinary exit may take before it is cut short."""
+
+
+def leave(code, program):
+    """``code``; for a program (not a call from the tests) that an interrupt stopped, the
+    ordinary exit that follows is also given :data:`SHUTDOWN_SECONDS` at most.
+
+    Everything is closed and saved by then.  The interpreter's exit joins the
+    threads of a process pool, and one whose worker was killed in the middle of
+    sending a result waits forever for the rest of it; a watchdog ends the
+    process with ``code`` instead.
+    """
+    if program and received() is not None:
+        def cut_short():
+            time.sleep(SHUTDOWN_SECONDS)
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+            os._exit(code)
+        threading.Thread(target=cut_short, name='grader-exit', daemon=True).start()
+    return code
 
 
 def _handler(signum, frame):
