@@ -55,6 +55,21 @@ def stubborn():
         except BaseException:
             pass
 
+def burn():
+    began = time.thread_time()
+    while time.thread_time() - began < 0.05:
+        pass
+    return 1
+
+def forged_mark():
+    # Claims a setup as long as the whole call, on every descriptor it can reach.
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b'mark 1000.0\\n')
+        except OSError:
+            pass
+    return burn()
+
 def daemon():
     if os.fork() == 0:
         os.setsid()
@@ -161,6 +176,19 @@ def test_call_time_limit_holds_and_the_next_call_starts_afresh(tmp_path, functio
         assert box.starts == 1
 
 
+def test_a_call_s_cpu_is_its_own_and_a_forged_mark_changes_nothing(tmp_path):
+    """The case process's setup (fork, layers) is measured before any student code runs and
+    kept out of the call's CPU time; a mark the submission writes later is not the runner's."""
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        reply = box.call({'function': 'burn'}, 5)
+        assert value(reply) == 1
+        assert reply.setup_cpu > 0 and 0.05 <= reply.cpu < 0.05 + 0.05
+        forged = box.call({'function': 'forged_mark'}, 5)
+        assert forged.cpu >= 0.05 and forged.setup_cpu < 0.05
+        assert not forged.ok or value(forged) == 1
+
+
 def test_teardown_without_cgroup_or_namespaces_sweeps_a_daemon(tmp_path):
     """The weakest Linux level: a double-forked setsid() daemon is still killed."""
     require('rlimits')
@@ -196,3 +224,17 @@ def test_start_cost_per_level(tmp_path, capsys):
         print('\nchild start, median of 5: ' + ', '.join(
             f'{name} ({levels[name].level}) {1000 * s:.0f} ms' for name, s in costs.items()))
     assert all(s < 2.0 for s in costs.values())
+
+
+@pytest.mark.parametrize('data,total,expected', [
+    (b'mark 0.003\n{"id": 1}\n', 0.01, (0.003, b'{"id": 1}\n')),
+    (b'{"id": 1}\n', 0.01, (0.0, b'{"id": 1}\n')),          # no mark: the process failed first
+    (b'mark 0.5\n{"id": 1}\n', 0.01, (0.0, b'{"id": 1}\n')),  # more than the whole process
+    (b'mark nan?\n{"id": 1}\n', 0.01, (0.0, b'mark nan?\n{"id": 1}\n')),
+    (b'mark 0.003', 0.01, (0.0, b'mark 0.003')),            # no whole line
+])
+def test_the_runner_reads_only_a_whole_sane_mark(data, total, expected):
+    from grader.child import runner
+    assert runner.split_mark(data, total) == expected
+    assert runner.replied(b'mark 0.003\n') is False
+    assert runner.replied(b'mark 0.003\n{"id": 1}\n') is True

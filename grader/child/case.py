@@ -167,6 +167,23 @@ def _student_modules(root, module):
     return found
 
 
+MARK = b'mark '
+"""How the case process's first line starts: the CPU time it used before any student code."""
+
+
+def mark():
+    """The line that tells the runner this process's CPU seconds so far.
+
+    Written before the module runs, so no student code can have changed it;
+    the runner takes it off the process's CPU time at its end (the fork and
+    the layers are the sandbox's cost, not the call's).  The thread's clock
+    is the process's here (a forked process has one thread until the module
+    starts another), and unlike the process's it is exact while a CPU limit
+    is armed (the kernel then updates the process clock only at its ticks).
+    """
+    return MARK + repr(time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID)).encode() + b'\n'
+
+
 def run(job, reply_fd, seccomp, probe):
     """The case process's whole life; never returns."""
     reply = {'id': job['id']}
@@ -187,6 +204,7 @@ def run(job, reply_fd, seccomp, probe):
         sys.orig_argv = [os.path.basename(sys.executable), job['module_path']]
         signal.signal(signal.SIGALRM, _alarm)
         signal.signal(signal.SIGPROF, _alarm)
+        channel.write_all(reply_fd, mark())
         reply.update(_serve(job, capture, probe))
     except BaseException as exc:  # noqa: B036 - a failure of this process is a reply too
         kind, text = channel.describe(exc, set())

@@ -30,6 +30,7 @@ neither parses nor trusts.  A case process cannot imitate the runner: it
 never holds the parent's channel.
 """
 import builtins
+import gc
 import importlib
 import io
 import os
@@ -59,6 +60,31 @@ def main():
         import traceback  # only on a failure of the runner
         os.write(2, ('grader runner failed:\n' + traceback.format_exc()).encode('utf-8', 'replace'))
         os._exit(70)
+
+
+def split_mark(data, total):
+    """``(setup, rest)``: the CPU seconds a case process used before any student code ran
+    (its first line, :func:`grader.child.case.mark`), and its output after that line.
+
+    The mark is written before the module runs, so it is the runner's own
+    process's word; without one (the process failed before it), or with one
+    out of ``[0, total]``, the setup is 0 and the output is left whole.
+    """
+    if not data.startswith(case.MARK) or b'\n' not in data:
+        return 0.0, data
+    head, rest = data.split(b'\n', 1)
+    try:
+        setup = float(head[len(case.MARK):])
+    except ValueError:
+        return 0.0, data
+    if not 0.0 <= setup <= total:
+        return 0.0, rest
+    return setup, rest
+
+
+def replied(data):
+    """Whether ``data`` holds a whole reply line (after the mark, when there is one)."""
+    return data.count(b'\n') >= (2 if data.startswith(case.MARK) else 1)
 
 
 def _add_site_builtins():
@@ -172,6 +198,11 @@ class Runner:
                        'error': f"the probe {hello['probe']} could not be imported "
                                 f'({channel.safe_text(exc)})'})
             return
+        # Every object so far goes to the collector's permanent generation: a case
+        # process's collections then never walk (and copy, page by page) the runner's
+        # memory, which made a case's CPU time vary by milliseconds.
+        gc.collect()
+        gc.freeze()
         self.send({'id': hello['id'], 'status': 'ok', 'runner': runner})
         self.answer()
 
@@ -291,8 +322,10 @@ class Runner:
                 pass
         _, status, usage = os.wait4(pid, 0)
         self.reap_strays()
-        result = {'cpu': usage.ru_utime + usage.ru_stime}
-        line = bytes(data).split(b'\n', 1)[0]
+        total = usage.ru_utime + usage.ru_stime
+        setup, data = split_mark(bytes(data), total)
+        result = {'cpu': total - setup, 'setup_cpu': setup}
+        line = data.split(b'\n', 1)[0]
         if stopped in ('stop', 'wall'):
             result.update(status='stopped', reason=stopped)
         elif len(data) > MAX_REPLY:
@@ -329,7 +362,7 @@ class Runner:
                     open_fds.remove(read_fd)
                 elif len(data) <= MAX_REPLY:
                     data += chunk
-                    if b'\n' in chunk and replied_at is None:
+                    if b'\n' in chunk and replied_at is None and replied(data):
                         replied_at = time.monotonic()
         return data, stopped, replied_at, read_fd not in open_fds
 

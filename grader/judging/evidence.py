@@ -81,8 +81,9 @@ def overhead(baseline):
 
     ``baseline`` holds ``(runs, cpu)`` of requests whose search is trivial
     (or not made at all, ``runs`` 0); a bare number is a request with no run.
-    ``fixed`` is what every case process costs (fork, the module, the reply),
-    ``per_run`` what the instrument costs each time the search is run.
+    ``fixed`` is what every case process costs (the module run again, the
+    probe, the reply, the exit; the fork and the layers are not in a call's
+    CPU time), ``per_run`` what the instrument costs each time the search is run.
     """
     groups = {}
     for item in baseline:

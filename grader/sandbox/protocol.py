@@ -41,6 +41,7 @@ ENVELOPE_SCHEMA = {
         'runner': {'type': 'object'},
         'error': {'type': 'string', 'maxLength': 2000},
         'cpu': {'type': 'number', 'minimum': 0},
+        'setup_cpu': {'type': 'number', 'minimum': 0},
         'reply': {'type': 'string'},
         'reason': {'enum': ['stop', 'wall']},
         'signal': {'type': 'integer'},

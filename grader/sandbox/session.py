@@ -105,7 +105,9 @@ class Reply:
     of failure it was), ``timeout``, ``crashed`` (the case process died or
     exited) or ``invalid`` (the reply did not have the expected shape).
     ``cpu`` is the case's CPU seconds measured outside the submission's
-    process; ``kind`` is one of a fixed set, all a report shows of a case
+    process, from the moment the case process was ready to run student code
+    (``setup_cpu``, the fork and the layers before that, is the sandbox's);
+    ``kind`` is one of a fixed set, all a report shows of a case
     whose input is hidden.
     """
 
@@ -121,6 +123,8 @@ class Reply:
     kind: str = ''
     sandbox_cpu: float = 0.0
     """CPU seconds of the whole sandbox during the call, from its cgroup or /proc."""
+    setup_cpu: float = 0.0
+    """CPU seconds the case process used before any student code ran (not in ``cpu``)."""
 
     @property
     def ok(self):
@@ -551,7 +555,8 @@ class Session:
     def _ended(self, raw, limit, wall, sandbox_cpu):
         """The :class:`Reply` for the runner's account of how a case process ended."""
         cpu = float(raw.get('cpu', 0.0))
-        common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu}
+        common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu,
+                  'setup_cpu': float(raw.get('setup_cpu', 0.0))}
         status = raw['status']
         if status == 'stopped' or cpu > limit:
             reason = raw.get('reason', 'cpu') if status == 'stopped' and cpu <= limit else 'cpu'

@@ -133,7 +133,7 @@ OBSERVATION = {'oneOf': [SEARCH, VALUES]}
 
 BASELINES = 5
 """Requests that run no search, timed for what a case costs besides the search (the
-fork, the import run again, the probe)."""
+import run again, the probe, the exit)."""
 REP_EXPANSIONS = 200
 """A heuristic case is searched again until the reference A* would have expanded this many
 states (at most :data:`MAX_REPS` times): small starts take too little time to time alone."""
