@@ -31,14 +31,15 @@ SHARED_BY_MODULE = (
 """Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_itemcollected(item):
     """Under pytest-xdist (``make test``), each module of :data:`SHARED_BY_MODULE` runs on
-    one worker (``--dist loadgroup``), so its shared grading is done once, not per worker."""
-    if not config.pluginmanager.hasplugin('xdist'):
-        return
-    for item in items:
-        if item.path.name in SHARED_BY_MODULE:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+    one worker (``--dist loadgroup``), so its shared grading is done once, not per worker.
+
+    Marked as each test is collected: pytest-xdist reads the ``xdist_group`` marks in a
+    ``pytest_collection_modifyitems`` hook of its own, which ran before this file's (so
+    each such module's fixture was built on both workers)."""
+    if item.path.name in SHARED_BY_MODULE and item.config.pluginmanager.hasplugin('xdist'):
+        item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture(scope='session')

@@ -1,9 +1,10 @@
 """A generated class: the batch grades every submission as it would be graded
 alone, and the CSV round-trips.
 
-The class mixes the reference and every example tic-tac-toe submission of
-tests/submissions, each once; a share of the students also hand in a file of
-another configured exercise of the same assignment.  With GRADER_SLOW_TESTS=1
+The class mixes the reference and the example tic-tac-toe submissions of
+tests/submissions (a seeded draw of :data:`CLASS_SIZE`, each once); a share of
+the students also hand in a file of another configured exercise of the same
+assignment.  With GRADER_SLOW_TESTS=1
 (``make slow``) the class has 200 students: the rest are correct alpha-beta
 submissions, the most common hand-in, which add grading time, not verdicts
 (``GRADER_CLASS_SIZE`` sets any size), graded under the course's own settings;
@@ -23,11 +24,20 @@ from test_batch_run import run_cli
 pytestmark = pytest.mark.timeout(1800)
 
 
+CLASS_SIZE = 12
+"""Students of the class in ``make test``: a seeded draw of the tic-tac-toe variants
+(each graded alone as well).  Every variant's verdict is tests/test_submissions.py's;
+here the point is that the batch gives each its grade alone, which does not depend on
+how many there are."""
+
+
 def class_size(policy):
-    """Every tic-tac-toe variant once; 200 students for the slow run."""
+    """:data:`CLASS_SIZE` students (at most one per variant); 200 for the slow run."""
     if os.environ.get('GRADER_CLASS_SIZE'):
         return int(os.environ['GRADER_CLASS_SIZE'])
-    return 200 if os.environ.get('GRADER_SLOW_TESTS') else len(variants(policy)['tictactoe'])
+    if os.environ.get('GRADER_SLOW_TESTS'):
+        return 200
+    return min(CLASS_SIZE, len(variants(policy)['tictactoe']))
 
 
 DRAWN = 2
