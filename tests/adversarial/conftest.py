@@ -77,15 +77,34 @@ def _stray_cgroups():
 
 
 @pytest.fixture(scope='module')
-def attack_policy(policy):
+def attack_policy(policy, tmp_path_factory):
     """The course for this suite: imports stopped after :data:`LOAD_SECONDS`, and the
-    other exercises (graded beside every attack, to show it cannot reach them) without
-    the positions drawn at grading time: whether an attack changes their score does
-    not depend on how many cases they have."""
+    other exercises (graded beside every attack, to show it cannot reach them) with one
+    public case of each kind (:func:`one_of_each_kind`) and no positions drawn at grading
+    time: whether an attack changes their score does not depend on how many cases they
+    have (every check still has its cases, and the score is compared with the same
+    course's grade of the reference)."""
+    folder = tmp_path_factory.mktemp('attack-fixtures')
     exercises = dict(policy.exercises)
     for name in _other_exercises(policy):
-        exercises[name] = dataclasses.replace(exercises[name], generated={})
+        fixtures = tuple(one_of_each_kind(path, folder / f'{name}-{i}.yaml')
+                         for i, path in enumerate(exercises[name].fixtures))
+        exercises[name] = dataclasses.replace(exercises[name], generated={},
+                                              fixtures=fixtures, hidden_fixtures=())
     return dataclasses.replace(policy, load_seconds=LOAD_SECONDS, exercises=exercises)
+
+
+def one_of_each_kind(path, target):
+    """A copy of the fixture file ``path`` at ``target`` with the first case of each set of
+    tags only; returns ``target``."""
+    import yaml
+    data = yaml.safe_load(Path(path).read_text())
+    kinds = {}
+    for case in data['cases']:
+        kinds.setdefault(tuple(sorted(case.get('tags', []))), case)
+    data['cases'] = list(kinds.values())
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    return target
 
 
 @pytest.fixture(scope='module')
