@@ -27,6 +27,7 @@ import pytest
 from grader.batch import compare
 from grader.batch.gradebook import Gradebook
 from gradertest import ROOT
+from test_batch_class import class_course
 from test_batch_run import graded_rows, quick_folder_class
 from test_interrupts import alive, marked_groups, private_tmp
 
@@ -41,8 +42,13 @@ SIZE = 9
 
 
 @pytest.fixture(scope='module')
-def chaos_class(tmp_path_factory):
+def chaos_class(policy, tmp_path_factory):
+    """The class's folder; beside it, ``course/``: the course it is graded under, the
+    class test's (:func:`test_batch_class.class_course`, fewer positions drawn): whether
+    a resumed batch gives the uninterrupted grades does not depend on how many cases
+    there are."""
     folder = tmp_path_factory.mktemp('chaos')
+    class_course(policy, folder / 'course')
     source = quick_folder_class(folder / 'class', SIZE)
     (source / 's04' / 'tictactoe.py').write_text(LOOPS)
     return source
@@ -50,8 +56,9 @@ def chaos_class(tmp_path_factory):
 
 def batch(source, out, tmp, resume=False):
     env = {**os.environ, 'TMPDIR': str(tmp)}
+    course = source.parent / 'course' / 'grading.yaml'
     return subprocess.Popen(
-        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(course),
          'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress',
          *(['--resume'] if resume else [])],
         cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.PIPE,
