@@ -128,7 +128,10 @@ def bench_overhead(repeats):
                                  str(folder)])
                 base += json.loads(proc.stdout)['seconds']
             direct.append(base)
-    assert len(seen) == 1, 'verdicts differ between runs or between one run and two'
+    if len(seen) != 1:
+        differ = sorted({key for one in seen for two in seen
+                         for key, value in dict(one).items() if dict(two).get(key) != value})
+        raise AssertionError(f'verdicts differ between runs or between one run and two: {differ}')
     full = all(score == max_score for score, max_score in
                [(r['score'], r['max_score']) for r in results])
     assert full, 'the reference did not get full marks'

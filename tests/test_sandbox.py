@@ -238,3 +238,17 @@ def test_the_runner_reads_only_a_whole_sane_mark(data, total, expected):
     assert runner.split_mark(data, total) == expected
     assert runner.replied(b'mark 0.003\n') is False
     assert runner.replied(b'mark 0.003\n{"id": 1}\n') is True
+
+
+def test_the_case_filter_compiled_once_is_what_libseccomp_builds_for_each_pid():
+    """Each case loads the runner's compiled filter with its pid written in: byte for byte
+    the program libseccomp builds for that pid (so the cache changes nothing of the layer)."""
+    require('seccomp')
+    from grader.child import layers as child
+    seccomp = child._load_pyseccomp()
+    compiled = child.CaseFilter(seccomp)
+    assert compiled.program is not None and compiled.slots, 'the filter was not cached'
+    for pid in (2, 3, 77, 4242, 65535, 4194304):
+        assert compiled.program_for(pid) == child._bpf(child.case_rules(seccomp, pid))
+    # Programs that differ elsewhere than in the pid are not patched, but built per case.
+    assert child._slots(b'\0' * 16, b'\1' * 16, child.CaseFilter.SENTINELS) == ()

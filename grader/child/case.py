@@ -184,13 +184,13 @@ def mark():
     return MARK + repr(time.clock_gettime(time.CLOCK_THREAD_CPUTIME_ID)).encode() + b'\n'
 
 
-def run(job, reply_fd, seccomp, probe):
+def run(job, reply_fd, case_filter, probe):
     """The case process's whole life; never returns."""
     reply = {'id': job['id']}
     try:
         _close_descriptors({reply_fd})
         os.chdir(job['project'])
-        layers.apply_case(seccomp, job.get('cpu_rlimit'), job.get('guards', True))
+        layers.apply_case(case_filter, job.get('cpu_rlimit'), job.get('guards', True))
         counting.claim()
         capture = Capture(job['output_chars'])
         sys.stdout = sys.stderr = capture

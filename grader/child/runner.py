@@ -43,6 +43,9 @@ import zipfile
 
 from grader.child import case, channel, layers, source
 
+_fork = os.fork
+"""The runner's own ``fork``: the stand-ins that refuse it to student code are put in
+place in the runner (:func:`grader.child.layers.install_stand_ins`) before its first case."""
 MAX_REPLY = 8 * 1024 * 1024
 """Largest reply line a case process may send (bytes)."""
 GRACE = 0.5
@@ -176,7 +179,8 @@ class Runner:
         self.paths = hello['paths']
         self.unpack(archive)
         try:
-            applied, self.seccomp = layers.apply_runner(hello.get('layers', {}))
+            applied, seccomp = layers.apply_runner(hello.get('layers', {}))
+            self.case_filter = layers.CaseFilter(seccomp) if seccomp else None
         except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
             failed = f'{type(exc).__name__}: {exc}'
             self.send({'id': hello['id'], 'status': 'sandbox', 'error': failed})
@@ -198,6 +202,8 @@ class Runner:
                        'error': f"the probe {hello['probe']} could not be imported "
                                 f'({channel.safe_text(exc)})'})
             return
+        if self.guards:
+            layers.install_stand_ins()
         # Every object so far goes to the collector's permanent generation: a case
         # process's collections then never walk (and copy, page by page) the runner's
         # memory, which made a case's CPU time vary by milliseconds.
@@ -301,10 +307,10 @@ class Runner:
                'project': self.paths['project'], 'options': self.options,
                'output_chars': self.output_chars, 'stand_ins': self.stand_ins}
         read_fd, write_fd = os.pipe()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             os.close(read_fd)
-            case.run(job, write_fd, self.seccomp, self.probe)
+            case.run(job, write_fd, self.case_filter, self.probe)
         os.close(write_fd)
         try:
             reply.update(self.wait(pid, read_fd, request.get('wall', 20.0) + 2 * GRACE))
