@@ -5,6 +5,8 @@ small module and reports what it returned.  Each test skips, with the reason,
 when the layer it is about is missing on this machine.
 """
 import os
+import subprocess
+import sys
 import textwrap
 import time
 
@@ -252,3 +254,47 @@ def test_the_case_filter_compiled_once_is_what_libseccomp_builds_for_each_pid():
         assert compiled.program_for(pid) == child._bpf(child.case_rules(seccomp, pid))
     # Programs that differ elsewhere than in the pid are not patched, but built per case.
     assert child._slots(b'\0' * 16, b'\1' * 16, child.CaseFilter.SENTINELS) == ()
+
+
+HOLDER = '''
+import sys, textwrap
+from pathlib import Path
+from grader.sandbox import layers
+from grader.sandbox.session import Session
+folder, without = Path(sys.argv[1]), sys.argv[2].split(",") if sys.argv[2] else []
+(folder / "tictactoe.py").write_text("import time\\ndef sleepy():\\n    time.sleep(60)\\n")
+isolation = layers.weaker(layers.detect(), without)
+with Session(folder, "tictactoe.py", "grader.child.selftest", isolation=isolation) as box:
+    assert box.start().ok
+    print(box.proc.pid, flush=True)
+    box.call({"function": "sleepy"}, 30)
+'''
+
+
+@pytest.mark.parametrize('without', ['', 'namespaces,cgroup'], ids=['strong', 'no-namespaces'])
+def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path, without):
+    """SIGKILL to the grading process alone (no clean-up can run): its sandbox, the runner
+    and the case process in the middle of a call, ends with it, at every level."""
+    if without == '' and ISOLATION.level != 'strong':
+        pytest.skip(f'the strong level is unavailable: {"; ".join(ISOLATION.missing)}')
+    folder = tmp_path / 'held'
+    folder.mkdir()
+    holder = subprocess.Popen([sys.executable, '-c', HOLDER, str(folder), without],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        first = int(holder.stdout.readline() or 0)
+        assert first, holder.stderr.read().decode()
+        sandbox = [psutil.Process(first)]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(sandbox) < 3:
+            time.sleep(0.05)      # the runner and the case process below the first one
+            sandbox = [psutil.Process(first)] + psutil.Process(first).children(recursive=True)
+        assert len(sandbox) >= 2, sandbox
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    gone, still = psutil.wait_procs(sandbox, timeout=5)
+    left = [p for p in still if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    for process in left:
+        process.kill()
+    assert not left, f'outlived the grader: {left}'

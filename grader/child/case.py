@@ -188,6 +188,7 @@ def run(job, reply_fd, case_filter, probe):
     """The case process's whole life; never returns."""
     reply = {'id': job['id']}
     try:
+        layers.die_with_parent(job['runner'])
         _close_descriptors({reply_fd})
         os.chdir(job['project'])
         layers.apply_case(case_filter, job.get('cpu_rlimit'), job.get('guards', True))

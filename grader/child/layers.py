@@ -34,10 +34,12 @@ import errno
 import importlib
 import os
 import resource
+import signal
 import sys
 import types
 
 MIB = 1024 * 1024
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -95,8 +97,33 @@ def apply_rlimits(limits, unprivileged):
 
 
 def _libc():
-    import ctypes  # ctypes is slow to import: only where a layer needs it
-    return ctypes.CDLL('libc.so.6', use_errno=True)
+    """The C library (loaded once per process: a case process uses the runner's)."""
+    if not _LIBC:
+        import ctypes  # ctypes is slow to import: only where a layer needs it
+        _LIBC.append(ctypes.CDLL('libc.so.6', use_errno=True))
+    return _LIBC[0]
+
+
+_LIBC = []
+
+
+def die_with_parent(parent):
+    """Have the kernel send SIGKILL to this process when its parent ends, and end at once
+    if the parent ``parent`` (a pid, as seen before) has ended already (Linux).
+
+    The runner asks again after its uid drop, which clears the request; a case
+    process asks first thing after its fork, which does not inherit it.  So
+    a grader killed outright takes its sandbox with it at every level: the
+    runner with the grader, the case process with the runner.
+    """
+    if not sys.platform.startswith('linux'):
+        return
+    try:
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def no_new_privs(libc=None):
@@ -234,8 +261,11 @@ class CaseFilter:
         except (OSError, ValueError, RuntimeError):
             self.slots = ()
         if self.slots:
-            self.program = first
-            self.libc = _libc()
+            import ctypes  # loaded by the runner already (no_new_privs)
+
+            class SockFprog(ctypes.Structure):
+                _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+            self.program, self.libc, self.fprog = first, _libc(), SockFprog
 
     def program_for(self, pid):
         """The compiled program with ``pid`` written in (what libseccomp builds for it)."""
@@ -251,11 +281,8 @@ class CaseFilter:
             return
         import ctypes  # loaded by the runner already (no_new_privs)
         program = self.program_for(pid)
-
-        class SockFprog(ctypes.Structure):
-            _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
         code = ctypes.create_string_buffer(program, len(program))
-        fprog = SockFprog(len(program) // 8, ctypes.addressof(code))
+        fprog = self.fprog(len(program) // 8, ctypes.addressof(code))
         if self.libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0):
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
@@ -429,6 +456,7 @@ def apply_runner(layers):
     process of the sandbox), ``uid-drop`` (``uid``, ``gid``), ``seccomp``.
     """
     applied = []
+    parent = os.getppid()
     uid = layers.get('uid-drop')
     if 'rlimits' in layers:
         apply_rlimits(layers['rlimits'], unprivileged=bool(uid) or os.geteuid() != 0)
@@ -437,6 +465,7 @@ def apply_runner(layers):
     libc = _libc() if sys.platform.startswith('linux') else None
     if uid:
         drop_uid(uid['uid'], uid['gid'])
+        die_with_parent(parent)
         if 'rlimits' in layers:
             apply_rlimits({'processes': layers['rlimits'].get('processes')}, True)
         applied.append('uid-drop')

@@ -305,7 +305,8 @@ class Runner:
                'cpu_rlimit': request.get('limit', 5.0) * 1.5 + 1, 'guards': self.guards,
                'module_path': self.module_path, 'root': self.root, 'code': self.code,
                'project': self.paths['project'], 'options': self.options,
-               'output_chars': self.output_chars, 'stand_ins': self.stand_ins}
+               'output_chars': self.output_chars, 'stand_ins': self.stand_ins,
+               'runner': os.getpid()}
         read_fd, write_fd = os.pipe()
         pid = _fork()
         if pid == 0:

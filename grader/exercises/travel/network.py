@@ -171,31 +171,6 @@ def _route_problems(network, route, from_routes):
     return problems
 
 
-def _route_problems(network, route, from_routes):
-    """The problems of one route; its hops are added to ``from_routes`` (edge -> route codes)."""
-    code, codes = route["code"], route["stopCodes"]
-    lengths = {len(codes), len(route["stopTimes"]), len(route["x"]), len(route["y"])}
-    if len(lengths) != 1:
-        return ["route %r: stopCodes, stopTimes, x and y differ in length" % code]
-    problems = []
-    if len(set(codes)) != len(codes):
-        problems.append("route %r visits a stop twice" % code)
-    if route["stopTimes"][0] != 0:
-        problems.append("route %r: the first stop time is not 0" % code)
-    for i, stop_code in enumerate(codes):
-        stop = network.stops.get(stop_code)
-        if stop is None:
-            problems.append("route %r: unknown stop %r" % (code, stop_code))
-        elif (stop["x"], stop["y"]) != (route["x"][i], route["y"][i]):
-            problems.append("route %r: coordinates of stop %r differ from the stops file"
-                            % (code, stop_code))
-        if i and route["stopTimes"][i] < route["stopTimes"][i - 1]:
-            problems.append("route %r: stop times decrease at stop %r" % (code, stop_code))
-        if i:
-            from_routes.setdefault((codes[i - 1], stop_code), []).append(code)
-    return problems
-
-
 def check_route(network, hops, start=None, goal=None, departure=None):
     """Problems of a route given as hops ``[(stop_code, time), ...]``, start first.
 
