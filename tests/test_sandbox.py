@@ -4,6 +4,7 @@ The child runs ``grader.child.selftest``, which calls one function of a
 small module and reports what it returned.  Each test skips, with the reason,
 when the layer it is about is missing on this machine.
 """
+import json
 import os
 import subprocess
 import sys
@@ -270,6 +271,28 @@ with Session(folder, "tictactoe.py", "grader.child.selftest", isolation=isolatio
     box.call({"function": "sleepy"}, 30)
 '''
 
+WATCHER = '''
+import ctypes, json, os, signal, subprocess, sys, time
+import psutil
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER: orphans come here
+holder = subprocess.Popen([sys.executable, "-c", *sys.argv[1:]], stdout=subprocess.PIPE)
+first, expected = int(holder.stdout.readline()), 3 if sys.argv[3] == "" else 2
+sandbox, deadline = [psutil.Process(first)], time.monotonic() + 10
+while len(sandbox) < expected and time.monotonic() < deadline:
+    time.sleep(0.05)
+    sandbox = [psutil.Process(first)] + psutil.Process(first).children(recursive=True)
+time.sleep(1.0)                             # the case process is in its call
+os.kill(holder.pid, signal.SIGKILL)         # the grading process alone, outright
+time.sleep(2.0)
+alive = [p.pid for p in sandbox if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+print(json.dumps({"sandbox": len(sandbox), "alive": alive}), flush=True)
+for pid in alive:
+    os.kill(pid, signal.SIGKILL)            # what this test started, by pid
+'''
+"""Grades in a process of its own (the holder), kills that process outright in the middle
+of a call, and reports which of its sandbox's processes still run 2 s later.  It adopts
+the orphans (a subreaper that never sweeps them), as no grader is left to."""
+
 
 @pytest.mark.parametrize('without', ['', 'namespaces,cgroup'], ids=['strong', 'no-namespaces'])
 def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path, without):
@@ -279,22 +302,9 @@ def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path, without):
         pytest.skip(f'the strong level is unavailable: {"; ".join(ISOLATION.missing)}')
     folder = tmp_path / 'held'
     folder.mkdir()
-    holder = subprocess.Popen([sys.executable, '-c', HOLDER, str(folder), without],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        first = int(holder.stdout.readline() or 0)
-        assert first, holder.stderr.read().decode()
-        sandbox = [psutil.Process(first)]
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and len(sandbox) < 3:
-            time.sleep(0.05)      # the runner and the case process below the first one
-            sandbox = [psutil.Process(first)] + psutil.Process(first).children(recursive=True)
-        assert len(sandbox) >= 2, sandbox
-    finally:
-        holder.kill()
-        holder.wait(timeout=10)
-    gone, still = psutil.wait_procs(sandbox, timeout=5)
-    left = [p for p in still if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-    for process in left:
-        process.kill()
-    assert not left, f'outlived the grader: {left}'
+    done = subprocess.run([sys.executable, '-c', WATCHER, HOLDER, str(folder), without],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen['sandbox'] == (3 if without == '' else 2), seen
+    assert seen['alive'] == [], f'outlived the grader: {seen}'
