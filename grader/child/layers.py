@@ -480,11 +480,11 @@ def apply_runner(layers):
     return applied, seccomp
 
 
-def apply_case(seccomp, cpu_seconds, guards):
+def apply_case(case_filter, cpu_seconds, guards):
     """Apply a case process's own layers (before any student code runs in it).
 
-    ``seccomp`` is the runner's :class:`CaseFilter` (None when that layer is
-    off); ``cpu_seconds`` the kernel's CPU limit for this process.
+    ``case_filter`` is the runner's :class:`CaseFilter` (None when the seccomp
+    layer is off); ``cpu_seconds`` the kernel's CPU limit for this process.
     """
     if cpu_seconds:
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -492,9 +492,9 @@ def apply_case(seccomp, cpu_seconds, guards):
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard - 1)
         resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
-    if seccomp is not None:
+    if case_filter is not None:
         try:
-            seccomp.load(os.getpid())
+            case_filter.load(os.getpid())
         except OSError as exc:
             raise LayerFailed(f'seccomp: {exc.strerror or exc}') from None
     if guards:
