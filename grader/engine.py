@@ -23,7 +23,8 @@ from grader.exercises import base
 from grader.exercises import facts as factwords
 from grader.judging import outcomes as outcome_kinds
 from grader.model import ExerciseResult, Result
-from grader.sandbox import layers, registry
+from grader.sandbox import layers, registry, spare
+from grader.sandbox import session as session_mod
 from grader.sandbox.session import Reply, Session
 
 LEVELS = ('advisory', 'standard', 'strong')
@@ -141,36 +142,25 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
                 chosen.append(found)
     names = [n for a in chosen for n in a.exercises if not only or n in only]
     names = list(dict.fromkeys(names))
-    # Every fixture of a submitted exercise is validated, and the positions drawn
-    # for this submission are answered, before any child starts.
+    # Every fixture of a submitted exercise is validated before any child starts.
+    for name in names:
+        if plugins.get(name).locate(submission_dir, run.policy.exercises[name]):
+            run.cases(name)
     digest = [None]
 
     def content():
         if digest[0] is None:
             digest[0] = generated.submission_digest(submission_dir)
         return digest[0]
-    plans = {name: ExercisePlan.make(run, name, submission_dir, content) for name in names}
-    # Every exercise's main lane first, then the cases given workers of their own.
-    lanes = sorted((lane for plan in plans.values() for lane in plan.lanes),
-                   key=lambda lane: not lane.main)
-    started_exercises, announcing = set(), threading.Lock()
-
-    def one(lane):
-        with announcing:
-            first = lane.plan.name not in started_exercises
-            started_exercises.add(lane.plan.name)
-        if progress and first:
-            progress(lane.plan.name)
-        return lane.run(run, submission_dir)
-
-    if run.jobs > 1 and len(lanes) > 1:
-        # Each lane has its own sandboxed child; the parent only waits and judges.
-        with ThreadPoolExecutor(max_workers=min(run.jobs, len(lanes))) as pool:
-            done = list(pool.map(one, lanes))
-    else:
-        done = [one(lane) for lane in lanes]
+    schedule = _Schedule(run, submission_dir, names, progress)
+    try:
+        done = schedule.lanes_done(
+            lambda name: ExercisePlan.make(run, name, submission_dir, content))
+    finally:
+        schedule.close()
+    plans = schedule.plans
     by_plan = {}
-    for lane, outcome in zip(lanes, done):
+    for lane, outcome in done:
         by_plan.setdefault(lane.plan.name, []).append(outcome)
     graded = {name: plan.result(run, by_plan.get(name, [])) for name, plan in plans.items()}
     duration = round(time.monotonic() - started, 3)
@@ -178,6 +168,85 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
                                                  for n in assignment.exercises if n in graded],
                                plans, submission_dir, submitted_at, duration)
             for assignment in chosen]
+
+
+class _Schedule:
+    """The lanes of one grade, ``run.jobs`` at a time, as their exercises are planned.
+
+    Each exercise is planned (the positions drawn for the submission answered
+    by the reference) in turn, and its main lane starts as soon as it is
+    planned, while the next exercise is planned; the lanes of their own
+    (``time_limit.own_worker``) come after every main lane.  What a lane
+    holds depends on the configuration only, never on this timing.
+
+    A sandbox takes tens of milliseconds to boot (its Python and the runner's
+    imports), so as each lane's child starts, spare sandboxes are spawned
+    (:func:`grader.sandbox.session.keep_spares`) for the lanes still to come,
+    up to ``run.jobs``: they boot while the lanes before them run.  The ones
+    no lane took are stopped at the end (:meth:`close`).
+    """
+
+    def __init__(self, run, submission_dir, names, progress):
+        self.run, self.submission_dir, self.progress = run, submission_dir, progress
+        self.plans = {}
+        self.unplanned = len(names)
+        self.names = names
+        self.waiting = 0            # lanes handed to the workers and not started yet
+        self.started_exercises = set()
+        self.spares = []
+        self.lock = threading.Lock()
+
+    def lanes_done(self, make):
+        """``[(lane, LaneResult)]`` in the order the lanes were handed out."""
+        if self.run.jobs == 1:
+            lanes = []
+            for name in self.names:
+                lanes += self._planned(name, make)
+            lanes.sort(key=lambda lane: not lane.main)
+            return [(lane, self._one(lane)) for lane in lanes]
+        futures, later = [], []
+        with ThreadPoolExecutor(max_workers=self.run.jobs) as pool:
+            try:
+                for name in self.names:
+                    for lane in self._planned(name, make):
+                        if lane.main:
+                            futures.append((lane, pool.submit(self._one, lane)))
+                        else:
+                            later.append(lane)
+                futures += [(lane, pool.submit(self._one, lane)) for lane in later]
+            except BaseException:
+                for _, future in futures:
+                    future.cancel()
+                raise
+            return [(lane, future.result()) for lane, future in futures]
+
+    def _planned(self, name, make):
+        plan = self.plans[name] = make(name)
+        with self.lock:
+            self.unplanned -= 1
+            self.waiting += len(plan.lanes)
+        return plan.lanes
+
+    def _one(self, lane):
+        with self.lock:
+            first = lane.plan.name not in self.started_exercises
+            self.started_exercises.add(lane.plan.name)
+            self.waiting -= 1
+        if self.progress and first:
+            self.progress(lane.plan.name)
+        return lane.run(self.run, self.submission_dir, started=self._spare_ahead)
+
+    def _spare_ahead(self):
+        """A lane's child has started: sandboxes for the lanes still to come."""
+        with self.lock:
+            wanted = min(self.run.jobs, self.waiting + self.unplanned)
+            if wanted > 0:
+                self.spares += session_mod.keep_spares(wanted, self.run.isolation,
+                                                       self.run.policy.sandbox)
+
+    def close(self):
+        """Stop the spares spawned for lanes that never came."""
+        spare.withdraw(self.spares)
 
 
 def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at, duration):
@@ -405,13 +474,15 @@ class Lane:
     def __init__(self, plan, cases, main):
         self.plan, self.cases, self.main = plan, cases, main
 
-    def run(self, run, submission_dir):
+    def run(self, run, submission_dir, started=None):
+        """This lane's :class:`LaneResult`; ``started()`` is called once its child is
+        importing the module."""
         # A lane of its own holds a long case: called early, under the smallest limit,
         # it would only time out and start again; it waits for the unit instead (its
         # child starts and imports the module meanwhile).
-        done = self._attempt(run, submission_dir, early=self.main)
+        done = self._attempt(run, submission_dir, self.main, started)
         if done is None:       # a call timed out under its smaller, early limit
-            done = self._attempt(run, submission_dir, early=False)
+            done = self._attempt(run, submission_dir, False, started)
         return done
 
     def not_run(self, run):
@@ -426,7 +497,7 @@ class Lane:
             judged.append((index, judged_case(plugin, case, replies, settings)))
         return judged
 
-    def _attempt(self, run, submission_dir, early):
+    def _attempt(self, run, submission_dir, early, started=None):
         """A :class:`LaneResult`, or None when ``early`` and an early call timed out."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         done = LaneResult()
@@ -443,8 +514,7 @@ class Lane:
                      settings=run.policy.sandbox, load_seconds=import_limit,
                      cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session, \
                 plan.hangs.watching(self, session):
-            # The plug-in's reply check compiles (once) while the child imports the module.
-            loaded = session.start(meanwhile=lambda: plugin.observation_validator.compile())
+            loaded = session.start(meanwhile=_while_loading(plugin, started))
             if unit is None and _import_stopped(loaded) and \
                     settings.import_limit(run.unit) > settings.min_seconds:
                 return None     # stopped under the smaller, early limit: again with the true one
@@ -512,6 +582,16 @@ class Lane:
                 request.limit(settings, run.unit) > limit:
             return None
         return reply
+
+
+def _while_loading(plugin, started):
+    """What the parent does while a lane's child imports the module: compile the
+    plug-in's reply check (once), and call ``started`` (if given)."""
+    def meanwhile():
+        plugin.observation_validator.compile()
+        if started:
+            started()
+    return meanwhile
 
 
 def judged_case(plugin, case, replies, settings):

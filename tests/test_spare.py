@@ -6,7 +6,9 @@
   the session spawns its own;
 - :func:`spare.discard` leaves no process and no folder, also after a
   command that stops with an error;
-- ``grader check`` gives the same verdicts with and without the spare.
+- ``grader check`` gives the same verdicts with and without the spare;
+- while a grade's lanes run, spares boot for the lanes still to come: every
+  lane but the first ones adopts one, and none is left at the end.
 """
 import dataclasses
 import json
@@ -19,7 +21,7 @@ import time
 import psutil
 import pytest
 
-from grader import cli, config
+from grader import cli, config, engine
 from grader.sandbox import layers, spare
 from grader.sandbox.session import SandboxSettings, Session, start_spare
 from gradertest import ROOT, SUBMISSIONS
@@ -177,3 +179,28 @@ def test_the_settings_read_before_the_policy_are_the_policys(tmp_path):
         assert config.sandbox_settings(document[1]) == policy.sandbox
         assert policy == config.load(path)
     assert config.load(custom).sandbox.memory_mb == 700
+
+
+def test_the_lanes_still_to_come_adopt_spares_and_none_is_left(tmp_path, monkeypatch):
+    folder = tmp_path / 'reference'
+    folder.mkdir()
+    for name in ('tictactoe.py', 'eightpuzzle.py'):
+        (folder / name).write_text((ROOT / 'reference' / name).read_text())
+    taken, take = [], spare.take
+
+    def recording(isolation, settings):
+        found = take(isolation, settings)
+        taken.append(found is not None)
+        return found
+    monkeypatch.setattr(spare, 'take', recording)
+    policy = config.load(ROOT / 'grading.yaml')
+    run = engine.Run(policy, jobs=2)
+    before = children()
+    result = engine.grade_many(policy, folder, ['oulu-exercise-1'], run=run)[0]
+    assert len(taken) >= 4      # tic-tac-toe's lane, the eight puzzle's and its own-worker ones
+    assert taken.count(False) <= 2 and taken.count(True) >= len(taken) - 2, taken
+    assert spare.kept(run.isolation, policy.sandbox) == 0
+    assert children() <= before
+    for name in ('tictactoe', 'eightpuzzle'):
+        exercise = result.exercise(name)
+        assert exercise.score == exercise.max_score, [c.message for c in exercise.checks]

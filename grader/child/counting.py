@@ -19,8 +19,8 @@ pruning.
 Two instruments give the same counts:
 
 - Python 3.12 and later: ``sys.monitoring`` (PEP 669), ``PY_START`` only.
-  The tool id is claimed in the case process before the student module runs
-  (:func:`claim`), so a submission cannot take it first; events are local
+  The tool id is claimed before the student module runs (:func:`claim`, in
+  the runner), so a submission cannot take it first; events are local
   to the candidate code objects.
 - Python 3.9 to 3.11: ``cProfile``'s call counts (a profile hook written in
   C, for the calling thread only).
@@ -61,7 +61,10 @@ def _record(event, args, _hooks=HOOKS, _touched=_touched):
 def claim():
     """Prepare the counters before any student code runs: record every call of
     ``sys.setprofile``/``sys.settrace`` (an audit hook, which cannot be removed),
-    and take the monitoring tool id (3.12+).  False if the id is taken."""
+    and take the monitoring tool id (3.12+).  False if the id is taken.
+
+    The runner calls it before its first fork, and each case process again
+    (which then finds both done): the hook and the id are inherited."""
     if not _touched and not getattr(claim, 'recording', False):
         sys.addaudithook(_record)
         claim.recording = True
@@ -241,15 +244,16 @@ class SearchCounter:
     """Counts the calls of the submission's recursive functions during one search.
 
     ``codes`` are the submission's code objects (:func:`submission_codes`);
-    only those that could be recursive (:func:`candidates`) are instrumented,
+    only those that could be recursive (:func:`candidates`, or ``watched`` when
+    the caller found them already) are instrumented,
     and of those, the ones called more than once during the search are its
     recursive functions, whose calls are the count -- the same rule on every
     Python.  After the ``with`` block, :meth:`report` gives the counts and
     whether the instrument was still in place at the end (``intact``).
     """
 
-    def __init__(self, codes):
-        self.codes = candidates(codes)
+    def __init__(self, codes, watched=None):
+        self.codes = candidates(codes) if watched is None else watched
         self.intact = True
         self._impl = _Monitor(self) if MONITORING else _Profile(self)
 

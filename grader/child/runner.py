@@ -41,7 +41,7 @@ import sys
 import time
 import zipfile
 
-from grader.child import case, channel, layers, source
+from grader.child import case, channel, counting, layers, source
 
 _fork = os.fork
 """The runner's own ``fork``: the stand-ins that refuse it to student code are put in
@@ -166,6 +166,7 @@ class Runner:
         self.write_fd = write_fd
         self.token = None
         self.child = None
+        self.module = None
 
     def send(self, message):
         message['token'] = self.token
@@ -204,6 +205,9 @@ class Runner:
             return
         if self.guards:
             layers.install_stand_ins()
+        # Once here rather than in every case process: what is done before the first
+        # fork, each case process has without writing (and so copying) those pages.
+        counting.claim()
         # Every object so far goes to the collector's permanent generation: a case
         # process's collections then never walk (and copy, page by page) the runner's
         # memory, which made a case's CPU time vary by milliseconds.
@@ -220,6 +224,7 @@ class Runner:
             self.study.path = self.module_path
             self.study.code = compile(self.study.tree, self.module_path, 'exec', dont_inherit=True)
             self.code = self.study.code
+            self.module = case.empty_module(self.module_path)
         except SyntaxError as exc:
             runner['syntax_error'] = f'syntax error at line {exc.lineno}: {exc.msg}'
             self.study = self.code = None
@@ -306,7 +311,7 @@ class Runner:
                'module_path': self.module_path, 'root': self.root, 'code': self.code,
                'project': self.paths['project'], 'options': self.options,
                'output_chars': self.output_chars, 'stand_ins': self.stand_ins,
-               'runner': os.getpid()}
+               'runner': os.getpid(), 'module': self.module}
         read_fd, write_fd = os.pipe()
         pid = _fork()
         if pid == 0:

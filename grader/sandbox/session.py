@@ -82,9 +82,8 @@ _JOIN_FAILED = 125
 
 def start_spare(isolation, settings):
     """Spawn one spare child for ``isolation`` and ``settings`` now (:mod:`.spare`);
-    never raises.
-
-    If it cannot be started, nothing is kept and sessions spawn their own.
+    never raises.  Returns it, or None: if it cannot be started, nothing is kept and
+    sessions spawn their own.
     """
     child = Session(None, '', '', isolation=isolation, settings=settings)
     child.plugins = bundle.plugin_set()     # the probes its archive holds
@@ -92,8 +91,21 @@ def start_spare(isolation, settings):
         child.spawn()
     except Exception:  # noqa: BLE001 - the session will spawn (and report) its own
         child.close()
-        return
+        return None
     spare.keep(child)
+    return child
+
+
+def keep_spares(count, isolation, settings):
+    """Spawn spares until ``count`` are kept for ``isolation`` and ``settings``
+    (:func:`start_spare`); the ones spawned now."""
+    made = []
+    for _ in range(count - spare.kept(isolation, settings)):
+        child = start_spare(isolation, settings)
+        if child is None:
+            break
+        made.append(child)
+    return made
 
 
 @dataclass

@@ -52,6 +52,21 @@ def take(isolation, settings):
     return None
 
 
+def kept(isolation, settings):
+    """How many spares are kept for ``isolation`` and ``settings``."""
+    with _lock:
+        return sum(1 for s in _spares if s.isolation is isolation and s.settings == settings)
+
+
+def withdraw(sessions):
+    """Stop those of ``sessions`` still kept (spawned for lanes that never came)."""
+    with _lock:
+        left = [s for s in _spares if any(s is session for session in sessions)]
+        _spares[:] = [s for s in _spares if not any(s is session for session in left)]
+    for spare in left:
+        spare.close()
+
+
 def discard():
     """Stop every spare child not taken, and remove its private folder."""
     with _lock:
