@@ -24,20 +24,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def repeated(call, payload):
-    """Make ``call`` as many times as the probe runs the search for ``payload``: ``reps``
-    times, or with a ``work`` budget (CPU seconds) at least ``at_least`` times and then
-    while the budget lasts, at most ``reps``.  Returns the number of runs."""
-    most = int(payload.get('reps', 1))
-    if 'work' not in payload:
-        for _ in range(most):
-            call()
-        return most
-    least, work = min(most, max(1, int(payload.get('at_least', 2)))), float(payload['work'])
-    began, runs = time.process_time(), 0
-    while runs < most and (runs < least or time.process_time() - began < work):
+    """Make ``call`` as many times as the probe runs the search for ``payload``
+    (:func:`grader.child.runs.runs`).  Returns the number of runs."""
+    from grader.child.runs import runs
+    made = 0
+    for _ in runs(payload):
         call()
-        runs += 1
-    return runs
+        made += 1
+    return made
 
 
 def main():

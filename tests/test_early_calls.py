@@ -30,8 +30,8 @@ def attempts(monkeypatch):
     """Record each lane attempt: (early, whether it finished)."""
     seen, original = [], engine.Lane._attempt
 
-    def attempt(self, run, submission_dir, early):
-        done = original(self, run, submission_dir, early)
+    def attempt(self, run, submission_dir, early, started=None):
+        done = original(self, run, submission_dir, early, started)
         seen.append((early, done is not None))
         return done
     monkeypatch.setattr(engine.Lane, '_attempt', attempt)

@@ -34,6 +34,7 @@ VERDICTS = {
     'closure_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'thread_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'memo_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'one_run_memo': (FULL, {'prunes': False, 'tampered': True}, ['measurement tampered'], []),
     'renamed_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_counter': (FULL, {'prunes': False}, [], []),
     'forged_reply': ((0.0, FULL), {'prunes': False}, [], []),
@@ -136,7 +137,8 @@ def test_the_trick_gains_nothing(name, graded):
 def test_a_trick_never_beats_its_twin(graded):
     """The tricks that keep a correct search earn exactly what their twin earns, no more."""
     twin = graded('minimax_twin')[0].exercise('tictactoe')
-    for name in ('stack_minimax', 'memo_minimax', 'patched_counter', 'forged_reply'):
+    for name in ('stack_minimax', 'memo_minimax', 'one_run_memo', 'patched_counter',
+                 'forged_reply'):
         tricked = graded(name)[0].exercise('tictactoe')
         assert tricked.score <= twin.score and not tricked.facts.get('prunes')
     assert not math.isnan(twin.score)

@@ -80,6 +80,11 @@ WORK_LEAVES = 800
 """A counted case is searched again until the reference alpha-beta would have evaluated this
 many leaves (at most :data:`MAX_REPS` times), so its CPU time stands well above the rest."""
 MAX_REPS = 6
+WORK_SECONDS = 0.03
+"""... and only while its runs so far took less than this (CPU seconds; at least two runs):
+about what the reference's repeats take, so a search far slower than alpha-beta is run
+twice, not :data:`MAX_REPS` times.  Its time limit covers those two runs
+(:mod:`grader.child.runs`)."""
 EVIDENCE_SPREAD = 6.0
 """How far the CPU time per counted leaf may vary between cases: an honest alpha-beta
 measured up to 4.7 times under the load of two busy cores (4 failed it once)."""
@@ -167,10 +172,12 @@ class ConnectFour(base.Exercise):
         if 'pruning' in case.tags:
             reference = max(1, case.expected.get('alphabeta_leaves', WORK_LEAVES))
             search['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_LEAVES / reference)))
+            search.update(at_least=2, work=WORK_SECONDS)
+        runs = min(search.get('reps', 1), 2)
         requests = [
-            base.Request(dict(search, entry='alphabetapruning'), runs=search.get('reps', 1)),
+            base.Request(dict(search, entry='alphabetapruning'), runs=runs),
             base.Request(dict(search, entry='minimax', fallback=True), 'minimax',
-                         needed=lambda replies: replies[0].ok, runs=search.get('reps', 1)),
+                         needed=lambda replies: replies[0].ok, runs=runs),
             base.Request({'task': 'evaluate', 'board': list(case.input['board'])}),
         ]
         if 'games' in case.tags:

@@ -7,7 +7,7 @@ Requests (from the judge)::
 
     {"task": "search", "entry": "alphabetapruning" | "minimax",
      "fallback": bool, "board": [6 rows, top first, '.' empty],
-     "depth": int, "count": bool, "reps": int}
+     "depth": int, "count": bool, "reps": int, "at_least": int, "work": seconds}
     {"task": "evaluate", "board": [...]}
     {"task": "game", "seed": int, "depth": int, "first": "o" | "x"}
 
@@ -36,6 +36,7 @@ import copy
 import random
 
 from grader.child import values
+from grader.child.runs import runs
 from grader.exercises.connect4 import rules
 
 ENTRIES = ('alphabetapruning', 'minimax')
@@ -105,7 +106,8 @@ def placeholder(module, board):
 
 
 def search(module, payload, ctx, count=True):
-    """One search request; with ``reps`` (default 1) the search runs that many times, each
+    """One search request; with ``reps`` (default 1) the search runs that many times (with
+    ``work``, as long as that budget of CPU time lasts: :mod:`grader.child.runs`), each
     on a fresh ``ConnectFour()`` and board, and ``leaves_reps`` holds each run's leaf count
     (the answer and what is left on the board are the first run's).  ``reps`` 0 calls
     nothing: the parent times such a request to learn what a case costs besides the search.
@@ -117,13 +119,12 @@ def search(module, payload, ctx, count=True):
                    'moves_before': rules.count_pieces(board),
                    'moves_after': values.plain(None),
                    'leaves': 0, 'makemoves': 0, 'copies': 0, 'seconds': 0.0, 'leaves_reps': []}
-    reps = max(0, int(payload.get('reps', 1)))
-    if reps == 0:
+    if int(payload.get('reps', 1)) <= 0:
         return observation
     if payload.get('fallback') and not placeholder(module, board):
         observation['skipped'] = True
         return observation
-    for rep in range(reps):
+    for rep in runs(payload):
         game = new_game(module, board)
         if not callable(getattr(game, entry, None)):
             observation['missing'] = True

@@ -68,6 +68,11 @@ WORK_NODES = 3000
 """A counted case is searched again until the reference alpha-beta would have made this many
 calls (at most :data:`MAX_REPS` times), so its CPU time is well above what a case costs besides."""
 MAX_REPS = 8
+WORK_SECONDS = 0.02
+"""... and only while its runs so far took less than this (CPU seconds; at least two runs):
+about what the reference's repeats take, so a search far slower than alpha-beta (plain minimax
+from two marks takes about 0.03 s a run) is run twice, not :data:`MAX_REPS` times.  Its time
+limit covers those two runs (:mod:`grader.child.runs`)."""
 SEARCH_FLOOR_UNITS = 0.05
 """CPU time per search, in calibration units, below which a position whose smallest proof
 tree has :data:`HEAVY` positions or more was not searched: plain minimax from one mark takes
@@ -149,9 +154,9 @@ class TicTacToe(base.Exercise):
             'reps': 1,
         }
         if 'pruning' in case.tags:
-            reference = max(1, case.expected.get('alphabeta_nodes', WORK_NODES))
-            payload['reps'] = max(1, min(MAX_REPS, math.ceil(WORK_NODES / reference)))
-        return [base.Request(payload, runs=payload['reps'])]
+            payload['reps'] = repeats(case)
+            payload.update(at_least=2, work=WORK_SECONDS)
+        return [base.Request(payload, runs=min(payload['reps'], 2))]
 
     # -- one case -------------------------------------------------------------
     def judge(self, case, replies, settings):
@@ -218,6 +223,12 @@ class TicTacToe(base.Exercise):
         if ratio is not None:
             facts['node_ratio_median'] = ratio
         return facts
+
+
+def repeats(case):
+    """The most runs of a pruning case's search (:data:`WORK_NODES`, :data:`MAX_REPS`)."""
+    reference = max(1, case.expected.get('alphabeta_nodes', WORK_NODES))
+    return max(1, min(MAX_REPS, math.ceil(WORK_NODES / reference)))
 
 
 def case_note(case, board):
@@ -340,6 +351,11 @@ def judge_pruning(check, answer, settings):
     if not nodes.get('intact', False):
         return answer.note.tampered(check, 'the counting instrument was changed during the '
                                     'search', measured, returned=answer.returned)
+    most = repeats(case)
+    if not min(2, most) <= len(nodes['reps']) <= most:
+        return answer.note.tampered(check, f"the search was run {len(nodes['reps'])} times, "
+                                    f'where the grader asks for {min(2, most)} to {most}',
+                                    measured, returned=answer.returned)
     summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '
                f'positions) or {inline} (scoring them inline): ratio {traced / full:.3f}')
     if not answer.value_ok or answer.changed:

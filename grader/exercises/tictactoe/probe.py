@@ -3,7 +3,7 @@
 Requests (from the judge)::
 
     {"board": [9 marks, keypad order], "maximizing": bool, "player": "X"|"O",
-     "count": bool, "reps": int}
+     "count": bool, "reps": int, "at_least": int, "work": seconds}
 
 Observation::
 
@@ -12,8 +12,9 @@ Observation::
      "nodes": {"traced": int, "all_calls": int, "recursive": [function names],
                "intact": bool, "reps": [int, ...]} | null}
 
-With ``count``, the search runs ``reps`` times (default 1), each time on a
-fresh copy of the board, and each run's count of search calls (calls of
+With ``count``, the search runs ``reps`` times (default 1; with ``work``, as
+long as that budget of CPU time lasts, see :mod:`grader.child.runs`), each
+time on a fresh copy of the board, and each run's count of search calls (calls of
 the submission's recursive functions, see :mod:`grader.child.counting`) is
 in ``reps``; ``traced`` is the first run's.  ``reps`` 0 makes no call at
 all: the parent times such a request to learn what a case costs besides
@@ -24,6 +25,7 @@ The call convention comes from grading.yaml (``options.entry`` and
 ``player``, in the order the student's entry point takes them.
 """
 from grader.child import counting, values
+from grader.child.runs import runs
 
 MARKS = ('X', 'O', '-')
 
@@ -52,11 +54,10 @@ def handle(module, payload, options, ctx):
                 'board_after': values.plain_str_list(board, 9, MARKS)}
     codes = ctx.submission_codes(excluded=options.get('provided', ()))
     watched = counting.candidates(codes)     # once: the same functions for every run
-    reps = max(0, int(payload.get('reps', 1)))
     observation = {'result': values.plain_sequence(None), 'board_after': None,
                    'nodes': {'traced': 0, 'all_calls': 0, 'recursive': [], 'intact': True,
                              'reps': []}}
-    for rep in range(reps):
+    for rep in runs(payload):
         board, args = _arguments(payload, options)
         counter = counting.SearchCounter(codes, watched)
         with counter:

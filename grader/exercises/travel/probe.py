@@ -73,13 +73,11 @@ expansions: a search that expands stops again and again is stopped by its
 count, the same on every machine, long before its time limit.
 """
 import os
-import time
 
 from grader.child import values
 from grader.child.channel import describe as _describe
+from grader.child.runs import runs
 
-_process_time = time.process_time
-"""Taken when the probe is imported, before any student code runs."""
 MAX_CHAIN = 5000
 MAX_ORDER = 6000
 COUNTED = ('get_neighbors', 'get_neighbors_codes', 'fastest_transition')
@@ -177,10 +175,7 @@ def route(module, city, payload, ctx):
         return observation
     log = Expansions(module, city, payload.get('limit'))
     observation, counts = None, []
-    most, work = max(1, int(payload.get('reps', 1))), float(payload.get('work', 0))
-    least = min(most, max(1, int(payload.get('at_least', 2))))
-    began_all = _process_time()
-    while len(counts) < most and (len(counts) < least or _process_time() - began_all < work):
+    for _ in runs(payload):
         began = ctx.perf_counter()
         try:
             with log:
