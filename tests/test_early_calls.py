@@ -81,6 +81,12 @@ def test_an_early_time_out_grades_the_lane_again_under_the_true_limits(policy, r
 
 
 def test_a_real_time_out_is_reported_with_its_true_limit(policy, run, submission):
+    # Smaller limits than the course's (an endless loop times out under any): the early
+    # calls' 0.1 s, the true limits' 10 units.
+    settings = policy.exercises['tictactoe']
+    policy = dataclasses.replace(policy, exercises={**policy.exercises, 'tictactoe': (
+        dataclasses.replace(settings, min_seconds=0.1, factors={'default': 10}))})
+    assert 10 * run.unit > 0.1
     folder = submission('tictactoe', SUBMISSIONS / 'tictactoe' / 'loop_in_minimax.py')
     after = graded(policy, run, folder, dict(run.calibration))
     early = graded(policy, run, folder, SlowCalibration(dict(run.calibration), 0))

@@ -6,8 +6,9 @@ worth 0 points (information only) is compared by ``passed`` instead.
 
 A variant designed to time out (a loop that never ends, a search that needs
 hours) may name, under ``limits``, time-limit factors of its exercise to grade it
-with instead of the course's: it times out under any limit, so a smaller one
-gives the same verdict sooner.  ``GRADER_SLOW_TESTS=1`` grades every variant
+with instead of the course's, and under ``min_seconds`` a smaller floor for every
+limit: it times out under any limit, so a smaller one gives the same verdict
+sooner.  ``GRADER_SLOW_TESTS=1`` grades every variant
 under the course's own limits.
 """
 import dataclasses
@@ -28,14 +29,17 @@ def variants():
 
 def course_for(policy, exercise, verdict):
     """The course ``exercise``'s variant is graded under: the repository's, with the
-    factors of the variant's ``limits`` (unless GRADER_SLOW_TESTS=1)."""
-    limits = verdict.get('limits')
-    if not limits or os.environ.get('GRADER_SLOW_TESTS'):
+    factors of the variant's ``limits`` and its ``min_seconds`` (unless GRADER_SLOW_TESTS=1)."""
+    limits = verdict.get('limits') or {}
+    floor = verdict.get('min_seconds')
+    if not (limits or floor) or os.environ.get('GRADER_SLOW_TESTS'):
         return policy
     settings = policy.exercises[exercise]
     assert set(limits) <= set(settings.factors), f'limits: no such factors in {exercise}'
     assert all(limits[k] < settings.factors[k] for k in limits), 'limits only scale down'
-    scaled = dataclasses.replace(settings, factors={**settings.factors, **limits})
+    assert floor is None or floor < settings.min_seconds, 'min_seconds only scales down'
+    scaled = dataclasses.replace(settings, factors={**settings.factors, **limits},
+                                 min_seconds=floor or settings.min_seconds)
     return dataclasses.replace(policy, exercises={**policy.exercises, exercise: scaled})
 
 
