@@ -24,7 +24,7 @@ from test_batch_run import run_cli
 pytestmark = pytest.mark.timeout(1800)
 
 
-CLASS_SIZE = 12
+CLASS_SIZE = 8
 """Students of the class in ``make test``: a seeded draw of the tic-tac-toe variants
 (each graded alone as well).  Every variant's verdict is tests/test_submissions.py's;
 here the point is that the batch gives each its grade alone, which does not depend on

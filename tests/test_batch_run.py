@@ -298,7 +298,9 @@ def stop_group(proc, sig):
     return alive
 
 
-SLEEPER = 's19'
+RESUMED = 10
+"""Hand-ins of the class that is stopped and resumed."""
+SLEEPER = f's{RESUMED - 1:02d}'
 """The last hand-in of the class (keys are graded in order): every call sleeps, so
 it is still being graded, several time-outs long, when the others are done."""
 
@@ -306,9 +308,9 @@ it is still being graded, several time-outs long, when the others are done."""
 @pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGINT])
 def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig, scratch):
     from test_interrupts import SLEEPS, being_graded, wait_until
-    source = quick_folder_class(tmp_path / 'class', 20)
+    source = quick_folder_class(tmp_path / 'class', RESUMED)
     (source / SLEEPER / 'tictactoe.py').write_text(SLEEPS)
-    quick = {f's{i:02d}' for i in range(20)} - {SLEEPER}
+    quick = {f's{i:02d}' for i in range(RESUMED)} - {SLEEPER}
     out = tmp_path / 'out'
     proc = start_batch(source, out, env=scratch)
     # Stopped once every quick hand-in has its row and the sleeper is in a sandbox:
@@ -335,7 +337,7 @@ def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig
     assert resumed.returncode == 0, resumed.stderr
     assert f'{len(finished)} kept from the gradebook' in resumed.stdout
     after = graded_rows(out)
-    assert set(after) == {f's{i:02d}' for i in range(20)}
+    assert set(after) == {f's{i:02d}' for i in range(RESUMED)}
     assert all(after[k] == finished[k] for k in finished)       # not regraded, not lost
     assert all(len(rows) == 1 for rows in history(out).values())
     with Gradebook(out) as book:

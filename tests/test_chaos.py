@@ -23,6 +23,7 @@ import time
 
 import psutil
 import pytest
+import yaml
 
 from grader.batch import compare
 from grader.batch.gradebook import Gradebook
@@ -44,11 +45,15 @@ SIZE = 9
 @pytest.fixture(scope='module')
 def chaos_class(policy, tmp_path_factory):
     """The class's folder; beside it, ``course/``: the course it is graded under, the
-    class test's (:func:`test_batch_class.class_course`, fewer positions drawn): whether
-    a resumed batch gives the uninterrupted grades does not depend on how many cases
-    there are."""
+    class test's (:func:`test_batch_class.class_course`, fewer positions drawn) with
+    tic-tac-toe's limits at least 0.3 s instead of 1 s (the looping hand-in times out
+    sooner): whether a resumed batch gives the uninterrupted grades does not depend on
+    how many cases there are or how long a time-out takes."""
     folder = tmp_path_factory.mktemp('chaos')
-    class_course(policy, folder / 'course')
+    path = class_course(policy, folder / 'course')
+    data = yaml.safe_load(path.read_text())
+    data['exercises']['tictactoe']['time_limit']['min_seconds'] = 0.3
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
     source = quick_folder_class(folder / 'class', SIZE)
     (source / 's04' / 'tictactoe.py').write_text(LOOPS)
     return source
