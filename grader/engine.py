@@ -10,6 +10,7 @@ fails only itself: the child is restarted and grading goes on.
 """
 import contextlib
 import copy
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -81,6 +82,10 @@ class Run:
                 settings = _public_only(settings)
             self._cases[name] = fixtures.load_cases(plugin, settings)
         return self._cases[name]
+
+    def loaded(self, name):
+        """Whether the cases of exercise ``name`` are loaded (:meth:`cases`)."""
+        return name in self._cases
 
     def digest(self, names):
         used = {}
@@ -170,14 +175,30 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
             for assignment in chosen]
 
 
+PLANNING_SWITCH = 0.0005
+"""The interpreter's switch interval (seconds) while lanes run beside the planning."""
+
+
+def _requests_made(run, name):
+    """How many requests the fixture cases of exercise ``name`` make (0 when its cases
+    were not loaded: its file was not handed in)."""
+    if not run.loaded(name):
+        return 0
+    plugin, settings = plugins.get(name), run.policy.exercises[name]
+    return sum(len(plugin.requests(case, settings)) for case in run.cases(name)[0])
+
+
 class _Schedule:
     """The lanes of one grade, ``run.jobs`` at a time, as their exercises are planned.
 
     Each exercise is planned (the positions drawn for the submission answered
     by the reference) in turn, and its main lane starts as soon as it is
     planned, while the next exercise is planned; the lanes of their own
-    (``time_limit.own_worker``) come after every main lane.  What a lane
-    holds depends on the configuration only, never on this timing.
+    (``time_limit.own_worker``) come after every main lane.  With more than
+    one worker, the exercises whose fixtures make the most requests go first
+    (:func:`_requests_made`): the longest lanes start early, and the short
+    ones fill in at the end.  What a lane holds depends on the configuration
+    only, never on this order or timing.
 
     A sandbox takes tens of milliseconds to boot (its Python and the runner's
     imports), so as each lane's child starts, spare sandboxes are spawned
@@ -205,9 +226,15 @@ class _Schedule:
             lanes.sort(key=lambda lane: not lane.main)
             return [(lane, self._one(lane)) for lane in lanes]
         futures, later = [], []
+        names = sorted(self.names, key=lambda name: -_requests_made(self.run, name))
+        switch = sys.getswitchinterval()
         with ThreadPoolExecutor(max_workers=self.run.jobs) as pool:
             try:
-                for name in self.names:
+                # While this thread plans (pure Python), a lane's thread waits for the
+                # interpreter at each exchange with its child: a short switch interval
+                # keeps those waits short.
+                sys.setswitchinterval(PLANNING_SWITCH)
+                for name in names:
                     for lane in self._planned(name, make):
                         if lane.main:
                             futures.append((lane, pool.submit(self._one, lane)))
@@ -218,6 +245,8 @@ class _Schedule:
                 for _, future in futures:
                     future.cancel()
                 raise
+            finally:
+                sys.setswitchinterval(switch)
             return [(lane, future.result()) for lane, future in futures]
 
     def _planned(self, name, make):
