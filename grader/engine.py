@@ -147,10 +147,14 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
                 chosen.append(found)
     names = [n for a in chosen for n in a.exercises if not only or n in only]
     names = list(dict.fromkeys(names))
-    # Every fixture of a submitted exercise is validated before any child starts.
+    # Every fixture of a submitted exercise is validated, and the oracle that answers
+    # the positions drawn for it found, before any child starts.
     for name in names:
-        if plugins.get(name).locate(submission_dir, run.policy.exercises[name]):
+        settings = run.policy.exercises[name]
+        if plugins.get(name).locate(submission_dir, settings):
             run.cases(name)
+            if run.include_hidden and settings.generated.get('count', 0) > 0:
+                generated.oracle_of(run.policy, name)
     digest = [None]
 
     def content():

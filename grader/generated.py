@@ -45,6 +45,17 @@ def seed_for(course, exercise, content_digest):
     return hashlib.sha256(text).hexdigest()[:16]
 
 
+def oracle_of(policy, exercise):
+    """The oracle that draws and answers the positions of ``exercise``: a missing reference
+    or an oracle without ``generate`` is a :class:`UserError` naming grading.yaml."""
+    oracle = fixtures.oracle(policy, exercise)
+    if not hasattr(oracle, 'generate'):
+        raise UserError(f'exercises.{exercise}.generated: the oracle '
+                        f'{Path(policy.reference).name}/oracles/{exercise}.py has no generate()',
+                        policy.path)
+    return oracle
+
+
 def draw(policy, exercise, seed):
     """The generated :class:`Case` list of ``exercise`` for ``seed`` (empty when count is 0).
 
@@ -55,11 +66,7 @@ def draw(policy, exercise, seed):
     count = int(settings.generated.get('count', 0))
     if count <= 0:
         return []
-    oracle = fixtures.oracle(policy, exercise)
-    if not hasattr(oracle, 'generate'):
-        raise UserError(f'exercises.{exercise}.generated: the oracle '
-                        f'{Path(policy.reference).name}/oracles/{exercise}.py has no generate()',
-                        policy.path)
+    oracle = oracle_of(policy, exercise)
     options = dict(settings.options, **{k: v for k, v in settings.generated.items()
                                         if k != 'count'})
     rng = random.Random(int(seed, 16))

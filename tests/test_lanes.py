@@ -63,3 +63,25 @@ def test_own_worker_keys_must_be_factors(tmp_path):
     assert "own_worker: 'unsolveable' is not a key of factors" in str(error.value)
     assert error.value.line == text.splitlines().index(next(
         line for line in text.splitlines() if 'unsolveable' in line)) + 1
+
+
+def test_a_missing_oracle_stops_the_grade_before_any_child_starts(policy, run, tmp_path,
+                                                                  monkeypatch):
+    """Lanes start while later exercises are planned; what planning needs is checked first."""
+    import shutil
+
+    from grader.sandbox.session import Session
+    reference = tmp_path / 'reference'
+    shutil.copytree(ROOT / 'reference', reference, ignore=shutil.ignore_patterns('__pycache__'))
+    (reference / 'oracles' / 'eightpuzzle.py').unlink()
+    course = dataclasses.replace(policy, reference=str(reference))
+    folder = tmp_path / 'submission'
+    folder.mkdir()
+    for name in ('tictactoe.py', 'connect4.py', 'eightpuzzle.py'):
+        shutil.copy(ROOT / 'reference' / name, folder / name)
+    started = []
+    monkeypatch.setattr(Session, 'start', lambda self, *a, **k: started.append(self))
+    lane_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation, jobs=2)
+    with pytest.raises(UserError, match='no oracle for eightpuzzle'):
+        engine.grade_many(course, folder, ['oulu-exercise-1'], run=lane_run)
+    assert started == []
