@@ -25,8 +25,7 @@ from grader.exercises import facts as factwords
 from grader.judging import outcomes as outcome_kinds
 from grader.model import ExerciseResult, Result
 from grader.sandbox import layers, registry, spare
-from grader.sandbox import session as session_mod
-from grader.sandbox.session import Reply, Session
+from grader.sandbox.session import Reply, Session, keep_spares
 
 LEVELS = ('advisory', 'standard', 'strong')
 
@@ -274,7 +273,7 @@ class _Schedule:
         with self.lock:
             wanted = min(self.run.jobs, self.waiting + self.unplanned)
             if wanted > 0:
-                self.spares += session_mod.keep_spares(wanted, self.run.isolation,
+                self.spares += keep_spares(wanted, self.run.isolation,
                                                        self.run.policy.sandbox)
 
     def close(self):

@@ -137,6 +137,18 @@ def test_a_command_that_stops_with_an_error_leaves_no_spare(tmp_path, scratch, c
     assert list(scratch.iterdir()) == []
 
 
+def takes(monkeypatch):
+    """Record whether each :func:`spare.take` found a spare (a list filled as they come)."""
+    taken, take = [], spare.take
+
+    def recording(isolation, settings):
+        found = take(isolation, settings)
+        taken.append(found is not None)
+        return found
+    monkeypatch.setattr(spare, 'take', recording)
+    return taken
+
+
 def verdicts(path):
     result = json.loads(path.read_text())
     return [(e['name'], c['name'], c['score'], c['passed'], c['cases_passed'])
@@ -149,13 +161,7 @@ def test_check_gives_the_same_verdicts_with_and_without_the_spare(tmp_path, monk
     for source, target in (('tictactoe/bug_no_undo.py', 'tictactoe.py'),
                            ('connect4/alphabeta_make_unmake.py', 'connect4.py')):
         (folder / target).write_text((SUBMISSIONS / source).read_text())
-    taken, take = [], spare.take
-
-    def recording(isolation, settings):
-        found = take(isolation, settings)
-        taken.append(found is not None)
-        return found
-    monkeypatch.setattr(spare, 'take', recording)
+    taken = takes(monkeypatch)
     config = ['--config', str(ROOT / 'grading.yaml')]
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'a.json')]) == 0
     assert taken.count(True) == 1          # one lane adopted the spare, the other spawned
@@ -186,13 +192,7 @@ def test_the_lanes_still_to_come_adopt_spares_and_none_is_left(tmp_path, monkeyp
     folder.mkdir()
     for name in ('tictactoe.py', 'eightpuzzle.py'):
         (folder / name).write_text((ROOT / 'reference' / name).read_text())
-    taken, take = [], spare.take
-
-    def recording(isolation, settings):
-        found = take(isolation, settings)
-        taken.append(found is not None)
-        return found
-    monkeypatch.setattr(spare, 'take', recording)
+    taken = takes(monkeypatch)
     policy = config.load(ROOT / 'grading.yaml')
     run = engine.Run(policy, jobs=2)
     before = children()
