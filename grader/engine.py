@@ -206,8 +206,10 @@ class _Schedule:
     A sandbox takes tens of milliseconds to boot (its Python and the runner's
     imports), so as each lane's child starts, spare sandboxes are spawned
     (:func:`grader.sandbox.session.keep_spares`) for the lanes still to come,
-    up to ``run.jobs``: they boot while the lanes before them run.  The ones
-    no lane took are stopped at the end (:meth:`close`).
+    up to ``run.jobs``, but for those that the sandboxes of their exercise's
+    earlier lanes will serve (:class:`Sandboxes`): they boot while the lanes
+    before them run.  The ones no lane took are stopped at the end
+    (:meth:`close`).
     """
 
     def __init__(self, run, submission_dir, names, progress):
@@ -215,7 +217,6 @@ class _Schedule:
         self.plans = {}
         self.unplanned = len(names)
         self.names = names
-        self.waiting = 0            # lanes handed to the workers and not started yet
         self.started_exercises = set()
         self.spares = []
         self.lock = threading.Lock()
@@ -256,29 +257,36 @@ class _Schedule:
         plan = self.plans[name] = make(name)
         with self.lock:
             self.unplanned -= 1
-            self.waiting += len(plan.lanes)
         return plan.lanes
 
     def _one(self, lane):
         with self.lock:
             first = lane.plan.name not in self.started_exercises
             self.started_exercises.add(lane.plan.name)
-            self.waiting -= 1
         if self.progress and first:
             self.progress(lane.plan.name)
         return lane.run(self.run, self.submission_dir, started=self._spare_ahead)
 
     def _spare_ahead(self):
-        """A lane's child has started: sandboxes for the lanes still to come."""
+        """A lane's child has started: sandboxes for the lanes still to come (those the
+        sandboxes of their exercise's earlier lanes will not serve, see :class:`Sandboxes`)."""
         with self.lock:
-            wanted = min(self.run.jobs, self.waiting + self.unplanned)
+            jobs = self.run.jobs
+            to_come = self.unplanned + sum(plan.sandboxes.needed(jobs)
+                                           for plan in list(self.plans.values()))
+            wanted = min(jobs, to_come)
             if wanted > 0:
                 self.spares += keep_spares(wanted, self.run.isolation,
                                                        self.run.policy.sandbox)
 
     def close(self):
-        """Stop the spares spawned for lanes that never came."""
-        spare.withdraw(self.spares)
+        """Stop the spares spawned for lanes that never came, and the sandboxes lanes kept
+        for lanes that did not need them."""
+        try:
+            spare.withdraw(self.spares)
+        finally:
+            for plan in list(self.plans.values()):
+                plan.sandboxes.close()
 
 
 def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at, duration):
@@ -311,9 +319,10 @@ class ExercisePlan:
     key is listed in ``time_limit.own_worker`` (grading.yaml) gets a lane of
     its own, so a long case, such as a search that runs to its limit, can run
     alongside the others on another core.  The split depends on the
-    configuration only, never on timing, so each case always runs in the
-    same kind of child, after the same earlier cases, and the verdicts do
-    not depend on ``--jobs``.
+    configuration only, never on timing, so each case always runs in a
+    fresh process of the same kind of child, and the verdicts do not depend
+    on ``--jobs``.  A lane whose sandbox is still sound at its end leaves it
+    to a lane of the exercise still to come (:class:`Sandboxes`).
     """
 
     def __init__(self, name, plugin, settings, relpath):
@@ -322,6 +331,7 @@ class ExercisePlan:
         self.cases = []
         self.generated = {}
         self.hangs = Hangs(settings.stop_after_timeouts)
+        self.sandboxes = Sandboxes()
 
     @classmethod
     def make(cls, run, name, submission_dir, content=None):
@@ -352,6 +362,7 @@ class ExercisePlan:
             else:
                 main.append((index, case, requests))
         plan.lanes = [Lane(plan, main, main=True), *own]
+        plan.sandboxes.waiting = len(plan.lanes)
         return plan
 
     def result(self, run, lane_results):
@@ -405,7 +416,8 @@ class ExercisePlan:
             'student_seconds': round(sum(lane.elapsed for lane in lane_results), 4),
             'import_seconds': round(main.import_seconds, 4),
             'wall_seconds': round(sum(lane.wall for lane in lane_results), 4),
-            'child_starts': sum(lane.starts for lane in lane_results), 'cases': len(cases)})
+            'child_starts': 1 + sum(lane.restarts for lane in lane_results),
+            'cases': len(cases)})
         output = ''.join(lane.output for lane in lane_results)
         if output:
             result.facts['direct_output_bytes'] = len(output.encode())
@@ -425,7 +437,8 @@ class LaneResult:
         self.elapsed = self.wall = 0.0
         """CPU seconds of the calls (measured outside the submission's process), wall seconds."""
         self.import_seconds = 0.0
-        self.starts = 0
+        self.restarts = 0
+        """Sandboxes started again after one ended during a call (a crash of the runner)."""
         self.output = ''
         self.stopped_early = False
 
@@ -490,6 +503,65 @@ class Hangs:
                 self._others.discard(session)
 
 
+class Sandboxes:
+    """The sandboxes of one exercise's finished lanes, kept for its lanes still to come.
+
+    A lane whose sandbox is sound when its cases are done (its runner still
+    answering, the module loaded under the limit the others use) leaves it
+    here while another lane of the same exercise waits, and that lane grades
+    its cases in it instead of booting one of its own.  Every case runs in a
+    fresh process forked from the trusted runner, which puts the private copy
+    back as it was before each case, so a case finds the same state in a
+    kept sandbox as in a new one: the verdicts do not depend on which lane's
+    sandbox it ran in.  :meth:`close` stops those no lane took.
+    """
+
+    def __init__(self):
+        self.waiting = 0            # lanes of the exercise not started yet
+        self.running = 0
+        self._idle = []
+        self._lock = threading.Lock()
+
+    def begin(self):
+        """A lane starts: it no longer waits."""
+        with self._lock:
+            self.waiting -= 1
+            self.running += 1
+
+    def end(self):
+        """A lane is done (its sandbox kept or stopped)."""
+        with self._lock:
+            self.running -= 1
+
+    def needed(self, jobs):
+        """How many more sandboxes this exercise's waiting lanes need at most, ``jobs``
+        lanes running at a time: those its running lanes and kept sandboxes will not
+        serve."""
+        with self._lock:
+            have = self.running + len(self._idle)
+            return max(0, min(jobs, self.waiting + self.running) - have)
+
+    def take(self):
+        """A kept sandbox (a started :class:`Session`), or None."""
+        with self._lock:
+            return self._idle.pop() if self._idle else None
+
+    def keep(self, session):
+        """Keep ``session`` for a lane still to come: whether it was kept (else the caller
+        stops it)."""
+        with self._lock:
+            if self.waiting > 0 and session.alive():
+                self._idle.append(session)
+                return True
+        return False
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for session in idle:
+            session.close()
+
+
 class Lane:
     """Cases graded in order by one sandboxed child (see :class:`ExercisePlan`).
 
@@ -512,9 +584,13 @@ class Lane:
         # A lane of its own holds a long case: called early, under the smallest limit,
         # it would only time out and start again; it waits for the unit instead (its
         # child starts and imports the module meanwhile).
-        done = self._attempt(run, submission_dir, self.main, started)
-        if done is None:       # a call timed out under its smaller, early limit
-            done = self._attempt(run, submission_dir, False, started)
+        self.plan.sandboxes.begin()
+        try:
+            done = self._attempt(run, submission_dir, self.main, started)
+            if done is None:       # a call timed out under its smaller, early limit
+                done = self._attempt(run, submission_dir, False, started)
+        finally:
+            self.plan.sandboxes.end()
         return done
 
     def not_run(self, run):
@@ -541,55 +617,82 @@ class Lane:
         answered = []           # (case index, case, replies, requests): judged at the end
         unit = run.unit_if_measured() if early else run.unit
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
-        with Session(submission_dir, plan.relpath, plugin.probe,
-                     options=plugin.child_options(settings), isolation=run.isolation,
-                     settings=run.policy.sandbox, load_seconds=import_limit,
-                     cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings)) as session, \
-                plan.hangs.watching(self, session):
-            loaded = session.start(meanwhile=_while_loading(plugin, started))
-            if unit is None and _import_stopped(loaded) and \
-                    settings.import_limit(run.unit) > settings.min_seconds:
-                return None     # stopped under the smaller, early limit: again with the true one
-            done.import_seconds = session.import_seconds
-            validator = plugin.observation_validator
-            self._note_load(done, loaded)
-            # The main lane reports a failed import once, for the whole exercise.
-            cases = [] if self.main and done.problem else self.cases
-            in_a_row = 0            # cases timed out in a row (see Hangs)
-            for index, case, case_requests in cases:
-                registry.check()    # interrupted: no further case
-                replies = []
-                not_run = plan.hangs.skips(self, in_a_row)
-                for request in case_requests:
-                    if done.problem:
-                        reply = Reply(status='error', error=done.problem)
-                    elif not_run:
-                        reply = Hangs.reply()
-                    elif request.needed is not None and not request.needed(replies):
-                        reply = Reply(status='error', kind='not run', error='not needed')
-                    else:
-                        reply = self._call(run, session, request, early)
-                        if reply is None:
-                            return None     # the true limit is larger: again under it
-                    if reply.ok and not validator.is_valid(reply.observation):
-                        reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
-                                      error='the probe reply did not have the expected shape '
-                                            '(tampered measurement?)')
-                    done.elapsed += reply.cpu
-                    done.wall += reply.wall
-                    replies.append(reply)
-                in_a_row = plan.hangs.count(self, in_a_row, replies)
-                answered.append((index, case, replies, case_requests))
-            done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
-            done.output = session.output()
-            done.starts = session.starts
-            session.request_exit()     # the child exits while the parent judges
-            for index, case, replies, case_requests in answered:
-                for reply, request in zip(replies, case_requests):
-                    reply.limit = request.limit(settings, run.unit)
-                done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
+        session = plan.sandboxes.take()
+        kept = session is not None       # a sandbox an earlier lane of the exercise left
+        if kept:     # (were its runner to end, it starts again under this lane's limit)
+            session.load_seconds = import_limit
+        else:
+            session = Session(submission_dir, plan.relpath, plugin.probe,
+                              options=plugin.child_options(settings), isolation=run.isolation,
+                              settings=run.policy.sandbox, load_seconds=import_limit,
+                              cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings))
+        try:
+            with plan.hangs.watching(self, session):
+                kept = self._grade_cases(run, session, done, answered, early, started, kept)
+        finally:
+            if not kept:
+                session.close()
+        if kept is None:
+            return None     # stopped under the smaller, early limit: again with the true one
+        for index, case, replies, case_requests in answered:
+            for reply, request in zip(replies, case_requests):
+                reply.limit = request.limit(settings, run.unit)
+            done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
 
+    def _grade_cases(self, run, session, done, answered, early, started, kept):
+        """Load the module in ``session`` (unless ``kept``: loaded by an earlier lane) and
+        make this lane's calls, noting their replies in ``answered``.  Returns whether the
+        session is kept for a later lane, or None when the import or a call was stopped
+        under the smaller, early limit."""
+        plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
+        unit = run.unit_if_measured() if early else run.unit
+        starts, written = session.starts, session.output_mark()
+        if kept:
+            loaded = session.loaded
+        else:
+            loaded = session.start(meanwhile=_while_loading(plugin, started))
+            starts += 1
+            if unit is None and _import_stopped(loaded) and \
+                    settings.import_limit(run.unit) > settings.min_seconds:
+                return None
+        done.import_seconds = session.import_seconds
+        validator = plugin.observation_validator
+        self._note_load(done, loaded)
+        # The main lane reports a failed import once, for the whole exercise.
+        cases = [] if self.main and done.problem else self.cases
+        in_a_row = 0            # cases timed out in a row (see Hangs)
+        for index, case, case_requests in cases:
+            registry.check()    # interrupted: no further case
+            replies = []
+            not_run = plan.hangs.skips(self, in_a_row)
+            for request in case_requests:
+                if done.problem:
+                    reply = Reply(status='error', error=done.problem)
+                elif not_run:
+                    reply = Hangs.reply()
+                elif request.needed is not None and not request.needed(replies):
+                    reply = Reply(status='error', kind='not run', error='not needed')
+                else:
+                    reply = self._call(run, session, request, early)
+                    if reply is None:
+                        return None     # the true limit is larger: again under it
+                if reply.ok and not validator.is_valid(reply.observation):
+                    reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
+                                  error='the probe reply did not have the expected shape '
+                                        '(tampered measurement?)')
+                done.elapsed += reply.cpu
+                done.wall += reply.wall
+                replies.append(reply)
+            in_a_row = plan.hangs.count(self, in_a_row, replies)
+            answered.append((index, case, replies, case_requests))
+        done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
+        done.output = session.output(since=written)
+        done.restarts = session.starts - starts
+        if loaded.ok and not done.stopped_early and plan.sandboxes.keep(session):
+            return True
+        session.request_exit()     # the child exits while the parent judges
+        return False
 
     def _note_load(self, done, loaded):
         """The load's problem, and on the main lane its warnings and load outcomes, in

@@ -27,18 +27,38 @@ def graded(policy, run, folder, jobs):
     return engine.grade(policy, folder, run=lane_run, only=['eightpuzzle']).exercise('eightpuzzle')
 
 
-def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, submission):
+def spawns(monkeypatch):
+    """Record each sandbox booted (:meth:`Session.spawn`, spares included)."""
+    from grader.sandbox.session import Session
+    booted, spawn = [], Session.spawn
+
+    def recording(self):
+        booted.append(self)
+        return spawn(self)
+    monkeypatch.setattr(Session, 'spawn', recording)
+    return booted
+
+
+def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, submission,
+                                                                   monkeypatch):
     folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
     one_child = graded(with_own_worker(policy, 'eightpuzzle', []), run, folder, jobs=2)
     own = with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable'])
     split = graded(own, run, folder, jobs=2)
+    booted = spawns(monkeypatch)
     serial = graded(own, run, folder, jobs=1)
-    assert one_child.score == split.score == serial.score == one_child.max_score
-    assert outcomes(one_child) == outcomes(split) == outcomes(serial)
+    # One after the other, each lane of its own takes the sandbox the lane before it kept.
+    assert len(booted) == 1
+    monkeypatch.setattr(engine.Sandboxes, 'keep', lambda self, session: False)
+    booted.clear()
+    fresh = graded(own, run, folder, jobs=1)
     hard = policy.exercises['eightpuzzle'].check_param('hard', 'cases').split(',')
-    assert one_child.facts['child_starts'] == 1
-    # one child for the main lane, one per hard case, one for the unsolvable case
-    assert split.facts['child_starts'] == serial.facts['child_starts'] == 1 + len(hard) + 1
+    # one sandbox for the main lane, one per hard case, one for the unsolvable case
+    assert len(booted) == 1 + len(hard) + 1
+    assert one_child.score == split.score == serial.score == fresh.score == one_child.max_score
+    assert outcomes(one_child) == outcomes(split) == outcomes(serial) == outcomes(fresh)
+    # No sandbox ended during a call: no restart is reported, however many lanes there were.
+    assert {r.facts['child_starts'] for r in (one_child, split, serial, fresh)} == {1}
     assert one_child.facts['cases'] == split.facts['cases']
 
 
@@ -85,3 +105,38 @@ def test_a_missing_oracle_stops_the_grade_before_any_child_starts(policy, run, t
     with pytest.raises(UserError, match='no oracle for eightpuzzle'):
         engine.grade_many(course, folder, ['oulu-exercise-1'], run=lane_run)
     assert started == []
+
+
+class FakeSandbox:
+    def __init__(self, alive=True):
+        self.running, self.closed = alive, False
+
+    def alive(self):
+        return self.running
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_sandbox_is_kept_only_while_a_lane_waits_and_only_while_it_runs():
+    pool = engine.Sandboxes()
+    pool.waiting = 3
+    assert pool.needed(2) == 2              # nothing running: as many as may run at once
+    pool.begin()                            # the main lane starts
+    assert pool.needed(2) == 1              # its sandbox serves one lane after it
+    assert pool.needed(1) == 0
+    dead, sound = FakeSandbox(alive=False), FakeSandbox()
+    assert not pool.keep(dead)              # its runner ended: stopped by its lane
+    assert pool.keep(sound)
+    pool.end()
+    assert pool.needed(2) == 1              # one lane takes the kept sandbox, one needs its own
+    pool.begin()
+    assert pool.take() is sound and pool.take() is None
+    pool.begin()                            # every lane has started
+    assert pool.waiting == 0 and pool.needed(2) == 0
+    assert not pool.keep(FakeSandbox())     # no lane left to take it
+    pool.waiting = 1
+    left = FakeSandbox()
+    assert pool.keep(left)
+    pool.close()                            # the grade ends: what no lane took is stopped
+    assert left.closed and pool.take() is None

@@ -197,7 +197,9 @@ def test_the_lanes_still_to_come_adopt_spares_and_none_is_left(tmp_path, monkeyp
     run = engine.Run(policy, jobs=2)
     before = children()
     result = engine.grade_many(policy, folder, ['oulu-exercise-1'], run=run)[0]
-    assert len(taken) >= 4      # tic-tac-toe's lane, the eight puzzle's and its own-worker ones
+    # Tic-tac-toe's lane, the eight puzzle's, and those of its own-worker lanes that found
+    # no sandbox kept by an earlier lane of the eight puzzle (see engine.Sandboxes).
+    assert len(taken) >= 2
     assert taken.count(False) <= 2 and taken.count(True) >= len(taken) - 2, taken
     assert spare.kept(run.isolation, policy.sandbox) == 0
     assert children() <= before

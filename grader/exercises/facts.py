@@ -123,7 +123,8 @@ ENGINE = (
     Fact('import_seconds', 'CPU seconds the import of the module took.',
          lambda value, facts: f'import {value:.2f} s' if value else ''),
     Fact('wall_seconds', 'Wall-clock seconds of the sandboxed children.'),
-    Fact('child_starts', 'Sandboxed children started (more than one: restarts after crashes).',
+    Fact('child_starts', 'One, plus each restart of a sandbox that ended during a call '
+         '(lanes of their own that booted a sandbox are not restarts).',
          lambda value, facts: f'sandbox restarted {value - 1} time(s)' if value > 1 else ''),
     Fact('cases', 'Cases graded, derived cases included.'),
     Fact('direct_output_bytes', 'Bytes the submission printed.'),

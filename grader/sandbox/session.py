@@ -663,9 +663,20 @@ class Session:
             except OSError:
                 pass
 
-    def output(self):
-        """What the sandbox wrote to its real stdout/stderr (capped), as text."""
-        return b''.join(bytes(d.kept) for d in self._drains).decode('utf-8', 'replace')
+    def output(self, since=None):
+        """What the sandbox wrote to its real stdout/stderr (capped), as text; with ``since``
+        (an :meth:`output_mark`), only what it wrote after that mark."""
+        since = since or (0,) * len(self._drains)
+        return b''.join(bytes(d.kept[start:]) for d, start in zip(self._drains, since)).decode(
+            'utf-8', 'replace')
+
+    def output_mark(self):
+        """A mark of what the sandbox has written so far (see :meth:`output`)."""
+        return tuple(len(d.kept) for d in self._drains)
+
+    def alive(self):
+        """Whether the sandbox is running and may be given more calls (no exit asked for)."""
+        return self.proc is not None and self.proc.poll() is None and not self._exit_requested
 
     def request_exit(self):
         """Ask the runner to exit, without waiting: :meth:`close` then waits less."""
