@@ -25,30 +25,42 @@ class ReplyCheck:
 
     The validator is built on first use, or earlier by :meth:`compile` (a
     session builds it while it waits for its child, off the start-up path).
+    With ``jsonschema-rs``, ``jsonschema`` is imported and its validator
+    built only when a document is rejected: importing it costs a process
+    about a tenth of a second of CPU, and honest replies never need it.
     """
 
     def __init__(self, schema):
         self.schema = {'$schema': DIALECT, **schema}
         self._validator = None
         self._fast = None
+        self._compiled = False
 
     def compile(self):
-        """Build the validator now (once); returns self."""
-        if self._validator is None:
-            # Here, not at the top: importing jsonschema takes a good part of a second on a
-            # busy machine, and the first check is made while the first child loads.
-            from jsonschema import Draft202012Validator
-            self._validator = Draft202012Validator(self.schema)
+        """Build the first validator now (once); returns self."""
+        if not self._compiled:
             try:        # optional (not built for Python 3.9): the quick first opinion
                 import jsonschema_rs
                 self._fast = jsonschema_rs.Draft202012Validator(self.schema)
             except ImportError:
                 self._fast = None
+            if self._fast is None:
+                self._slow()
+            self._compiled = True
         return self
+
+    def _slow(self):
+        """``jsonschema``'s validator, built on first use."""
+        if self._validator is None:
+            # Here, not at the top: importing jsonschema takes a good part of a second on a
+            # busy machine.
+            from jsonschema import Draft202012Validator
+            self._validator = Draft202012Validator(self.schema)
+        return self._validator
 
     def is_valid(self, document):
         """True when ``document`` satisfies the schema; never raises for any JSON value."""
-        if self._validator is None:
+        if not self._compiled:
             self.compile()
         if self._fast is not None:
             try:
@@ -56,4 +68,4 @@ class ReplyCheck:
                     return True
             except Exception:  # noqa: BLE001 - a value it cannot read: jsonschema decides
                 pass
-        return self._validator.is_valid(document)
+        return self._slow().is_valid(document)

@@ -47,7 +47,6 @@ Across cases (:meth:`Travel.review`), the counts are confirmed by the CPU
 time measured outside the submission (:mod:`grader.judging.evidence`), and
 answers count only where the submission's own search ran.
 """
-import functools
 import math
 import shutil
 from collections import deque
@@ -118,15 +117,10 @@ and searches nothing, 22-32 ms here): greedy best-first 0.09-0.15 of it, the fas
 (an adjacency of its own, stop codes on the queue) 0.2-0.3, a table of answers 0.003-0.03."""
 
 
-@functools.lru_cache(maxsize=4)
-def load_network(stops_file, routes_file):
-    return tram.Network.from_files(stops_file, routes_file)
-
-
 def network_of(settings, which='small'):
     prefix = 'large_' if which == 'large' else ''
-    return load_network(settings.options[prefix + 'stops_file'],
-                        settings.options[prefix + 'routes_file'])
+    return tram.shared(settings.options[prefix + 'stops_file'],
+                       settings.options[prefix + 'routes_file'])
 
 
 def provided_names(settings):

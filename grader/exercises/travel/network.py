@@ -24,8 +24,10 @@ A *route* (an answer to a query) is written here as a list of hops
 times in minutes; the start hop's time is the departure time.
 """
 
+import functools
 import json
 import math
+import os
 
 MAX_TRAM_SPEED = 260.0
 """Coordinate points per minute; the heuristic divides distance by this."""
@@ -38,6 +40,17 @@ def load_json(path):
     """Return the JSON document stored at ``path`` (read as UTF-8)."""
     with open(path, encoding="utf-8") as file:
         return json.load(file)
+
+
+def shared(stops_file, routes_file):
+    """The :class:`Network` of two files, read once per process: the judge and the oracle
+    that answers the drawn trips read the same files, and neither changes the network."""
+    return _read(os.path.realpath(stops_file), os.path.realpath(routes_file))
+
+
+@functools.lru_cache(maxsize=8)
+def _read(stops_file, routes_file):
+    return Network.from_files(stops_file, routes_file)
 
 
 def time_to_string(minutes):
