@@ -84,6 +84,11 @@ SECRET = 'zqx'
 
 # -- the marks ----------------------------------------------------------------------
 # The submissions compute these in the sandbox; the test computes them from the cases.
+# Connect four's counts are moves made, 5000-5999 a search: a range of their own, which
+# no other number in the reports or the batch's files falls in (the nearest: 4564, plain
+# minimax's count on a public tic-tac-toe position, and 6162, from a public case's
+# source), and cheap: with 30000-39999 the connect-four part of that submission's grade
+# took about 4.8 s of CPU, now about 1.7 s.
 MARKS = r'''
 import hashlib
 
@@ -125,7 +130,7 @@ def marks(exercise, board):
         'move': (2000000 if tag == 'T' else 4000000) + number,
         'class-name': f'CnryClass{tag}{text}',
         'move-text': f'cnry-move-{tag}{text}',
-        'counts': 10000 + number % 20000 if tag == 'T' else 30000 + number % 10000,
+        'counts': 10000 + number % 20000 if tag == 'T' else 5000 + number % 1000,
         'evidence': 10000 + number % 20000 if tag == 'T' else 3000 + number % 1000,
         'evidence-public': 10000 + number % 20000 if tag == 'T' else 3000 + number % 1000,
         'stdout': f'cnry-stdout-{tag}{text}',
