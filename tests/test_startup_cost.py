@@ -360,33 +360,39 @@ def test_a_mistaken_light_guess_still_parses_batch(monkeypatch):
     assert seen and seen[0].command == 'regrade'
 
 
-def test_check_imports_only_what_it_uses(tmp_path, cache):
-    """Nor ``jsonschema`` where ``jsonschema-rs`` accepts every reply (replycheck)."""
+def test_check_and_grade_import_only_what_they_use(tmp_path, cache):
+    """Nor ``jsonschema`` where ``jsonschema-rs`` accepts every reply (replycheck), nor
+    ``yaml`` where the documents are cached: not even to draw the positions of a grade."""
     folder = tmp_path / 'submission'
     folder.mkdir()
-    (folder / 'tictactoe.py').write_text(
-        (ROOT / 'tests' / 'submissions' / 'tictactoe' / 'bug_value_only.py').read_text())
+    for exercise, variant in (('tictactoe', 'bug_value_only.py'),
+                              ('connect4', 'robust_returns_none.py')):
+        (folder / f'{exercise}.py').write_text(
+            (ROOT / 'tests' / 'submissions' / exercise / variant).read_text())
     unused = ('yaml', 'ctypes', 'psutil')
     try:
         import jsonschema_rs  # noqa: F401 - whether replies are checked without jsonschema
         unused += ('jsonschema',)
     except ImportError:
         pass
-    code = ('import sys; from grader import cli; '
-            f'status = cli.main(["--config", {str(ROOT / "grading.yaml")!r}, "check", "-q", '
-            f'{str(folder)!r}]); '
-            f'print(status, sorted(m for m in sys.modules if m.split(".")[0] in {unused!r} '
-            'or m.startswith("grader.batch") '
-            'or m in ("grader.report.junit", "grader.report.gradescope", '
-            '"grader.report.markdown", "grader.report.jsonout")))')
-    env = dict(os.environ, GRADER_CACHE_DIR=str(cache))
-    subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True,
-                   cwd=tmp_path, timeout=300, check=False)  # fills the cache
-    done = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True,
-                          cwd=tmp_path, timeout=300, check=False)
-    status, imported = done.stdout.strip().split(' ', 1)
-    assert status in ('0', '1'), done.stderr
-    assert imported == '[]', done.stderr
+
+    def imported(command):
+        code = ('import sys; from grader import cli; '
+                f'status = cli.main(["--config", {str(ROOT / "grading.yaml")!r}, {command!r}, '
+                f'"-q", {str(folder)!r}]); '
+                f'print(status, sorted(m for m in sys.modules if m.split(".")[0] in {unused!r} '
+                'or m.startswith("grader.batch") '
+                'or m in ("grader.report.junit", "grader.report.gradescope", '
+                '"grader.report.markdown", "grader.report.jsonout")))')
+        env = dict(os.environ, GRADER_CACHE_DIR=str(cache))
+        done = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                              text=True, cwd=tmp_path, timeout=300, check=False)
+        status, modules = done.stdout.strip().split(' ', 1)
+        assert status in ('0', '1'), done.stderr
+        return modules
+    imported('grade')     # fills the cache
+    assert imported('check') == '[]'
+    assert imported('grade') == '[]'
 
 
 # -- the reply envelope and teardown -----------------------------------------------------
