@@ -94,12 +94,10 @@ def judged(name, result, hidden=False, **changes):
            'leaves': 100, 'makemoves': 150, 'copies': 0, 'seconds': 0.1}
     obs.update(changes)
     skipped = dict(obs, entry='minimax', skipped=True)
-    evaluation = {'task': 'evaluate', 'value': {'kind': 'int', 'value': c.expected['evaluation']}}
-    for observation in (obs, skipped, evaluation):
+    for observation in (obs, skipped):
         assert VALIDATOR.is_valid(observation)
     settings = replace_settings()
-    return {o.check: o for o in EXERCISE.judge(c, [reply(obs), reply(skipped),
-                                                    reply(evaluation)], settings)}
+    return {o.check: o for o in EXERCISE.judge(c, [reply(obs), reply(skipped)], settings)}
 
 
 def pair(first, second):
@@ -184,9 +182,7 @@ def test_placeholder_grades_minimax_and_timeout_fails_every_check():
             'moves_before': 1, 'moves_after': {'kind': 'none'}, 'leaves': 0, 'makemoves': 0,
             'copies': 0, 'seconds': 0.0}
     timeout = Reply(status='timeout', wall=27.0, limit=27.0)
-    evaluation = reply({'task': 'evaluate', 'value': {'kind': 'int', 'value': 0}})
-    outcomes = EXERCISE.judge(c, [reply(none), timeout, evaluation], replace_settings())
-    search = [o for o in outcomes if o.check != 'evaluation']
+    search = outcomes = EXERCISE.judge(c, [reply(none), timeout], replace_settings())
     assert {o.check for o in search} == {'values', 'moves', 'timeouts', 'balance', 'pruning'}
     assert all(not o.passed and 'timed out' in o.message for o in search)
     assert 'minimax(board, 6' in search[0].feedback
@@ -195,12 +191,12 @@ def test_placeholder_grades_minimax_and_timeout_fails_every_check():
 
 def test_plays_well_requests_only_when_games_are_set():
     c = case('empty-board-d4')
-    assert len(EXERCISE.requests(c, replace_settings())) == 3
+    assert len(EXERCISE.requests(c, replace_settings())) == 2
     on = replace_settings(plays_well={'games': 3, 'depth': 2})
-    games = EXERCISE.requests(c, on)[3:]
+    games = EXERCISE.requests(c, on)[2:]
     assert [g.payload['first'] for g in games] == ['o', 'x', 'o']
     assert {g.limit_key for g in games} == {'game'}
-    assert len(EXERCISE.requests(case('middle-11-d4'), on)) == 3
+    assert len(EXERCISE.requests(case('middle-11-d4'), on)) == 2
 
 
 @pytest.mark.parametrize('variant,lost', [('reference', False), ('bug_wrong_side.py', True)])
@@ -219,3 +215,100 @@ def test_plays_well_in_the_sandbox(variant, lost, policy, run, submission):
         assert ' 0 1 2 3 4 5 6' in check.failures[0]['feedback']
     else:
         assert result.facts['games'] == {'win': 2, 'draw': 0, 'loss': 0}
+
+
+# -- the student's own evaluation: every position in one call ------------------------
+
+def evaluation_batches(hidden_names=()):
+    cases = [case(name, name in hidden_names) for name in CASES]
+    extra = EXERCISE.extra_cases(cases, replace_settings())
+    return cases + extra, {c.name: c for c in extra if 'evaluations' in c.tags}
+
+
+def test_public_and_hidden_positions_are_evaluated_in_calls_of_their_own():
+    hidden = ('centre-reply-d6', 'block-column-d4')
+    cases, batches = evaluation_batches(hidden)
+    public, secret = batches['evaluations'], batches['evaluations-hidden']
+    graded = [c for c in cases if 'baseline' not in c.tags and 'evaluations' not in c.tags]
+    assert [i['name'] for i in public.input['items']] == [c.name for c in graded
+                                                           if c.name not in hidden]
+    assert [i['name'] for i in secret.input['items']] == list(hidden)
+    assert secret.hidden and not public.hidden
+    requests = EXERCISE.requests(public, replace_settings())
+    assert requests[0].payload == {'task': 'evaluations',
+                                   'boards': [i['board'] for i in public.input['items']]}
+    assert len(requests) == 1 + len(public.input['items'])
+    # each alone only when the call for all of them failed
+    assert not requests[1].needed([reply({'task': 'evaluations', 'values': []})])
+    assert requests[1].needed([Reply(status='timeout', limit=1.0)])
+    settings = replace_settings()
+    tasks = {r.payload.get('task') for c in graded for r in EXERCISE.requests(c, settings)}
+    assert tasks == {'search'}
+
+
+def test_each_position_of_the_call_is_judged_under_its_own_case():
+    _, batches = evaluation_batches(('centre-reply-d6',))
+    batch = batches['evaluations-hidden']
+    item, = batch.input['items']
+    wrong = {'task': 'evaluations', 'values': [{'value': {'kind': 'int', 'value': 12345}}]}
+    raised = {'task': 'evaluations', 'values': [{'error': 'raised IndexError: list index out of '
+                                                          'range (line 7, in evaluation)',
+                                                 'kind': 'exception'}]}
+    right = {'task': 'evaluations',
+             'values': [{'value': {'kind': 'int', 'value': item['expected']['evaluation']}}]}
+    for observation in (wrong, raised, right):
+        assert VALIDATOR.is_valid(observation)
+    not_run = Reply(status='error', kind='not run', error='not needed')
+    judged_as = {}
+    for label, observation in (('wrong', wrong), ('raised', raised), ('right', right)):
+        outcome, = EXERCISE.judge(batch, [reply(observation), not_run], replace_settings())
+        assert outcome.case == 'centre-reply-d6' and outcome.check == 'evaluation'
+        judged_as[label] = outcome
+    assert judged_as['right'].passed and not judged_as['wrong'].passed
+    assert str(item['expected']['evaluation']) not in judged_as['wrong'].message  # hidden
+    assert 'IndexError' in judged_as['raised'].message and not judged_as['raised'].passed
+    # The call for all of them timed out: each position's own call decides.
+    alone = reply({'task': 'evaluate', 'value': {'kind': 'int',
+                                                 'value': item['expected']['evaluation']}})
+    outcome, = EXERCISE.judge(batch, [Reply(status='timeout', limit=1.0), alone],
+                              replace_settings())
+    assert outcome.passed
+    # A reply that answers another number of positions than asked is no answer.
+    outcome, = EXERCISE.judge(batch, [reply({'task': 'evaluations', 'values': []}), not_run],
+                              replace_settings())
+    assert not outcome.passed
+
+
+EXITS_ON_ODD = '''
+import sys
+from reference_connect4 import *  # noqa
+
+
+class ConnectFour(ConnectFour):
+    def evaluation(self, board):
+        if sum(cell != ' ' for row in board for cell in row) % 2:
+            sys.exit('odd')
+        return super().evaluation(board)
+'''
+
+
+def test_a_position_that_ends_the_call_costs_that_position_only(policy, run, submission,
+                                                                tmp_path):
+    """sys.exit on some positions ends the call for all of them: each is then asked alone,
+    and only those positions fail."""
+    from grader import engine
+    variant = tmp_path / 'exits_on_odd.py'
+    variant.write_text(EXITS_ON_ODD)
+    folder = submission('connect4', variant)
+    (folder / 'reference_connect4.py').write_text((ROOT / 'reference' / 'connect4.py').read_text())
+    result = engine.grade(policy, folder, run=run, only=['connect4']).exercise('connect4')
+    check = next(c for c in result.checks if c.name == 'evaluation')
+    odd = {name for name, c in CASES.items()
+           if sum(cell != '.' for row in c['input']['board'] for cell in row) % 2}
+    assert odd and check.cases_total > check.cases_passed > 0
+    public = [f for f in check.failures if not f['hidden']]
+    assert all('sys.exit' in f['message'] for f in public), check.failures
+    # exactly the public positions with an odd number of pieces failed (mirrored ones too)
+    assert {f['case'].removesuffix('-mirrored') for f in public} == odd
+    others = [c for c in result.checks if c.name in ('values', 'moves', 'timeouts', 'balance')]
+    assert all(c.score == c.max_score for c in others)

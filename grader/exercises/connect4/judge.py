@@ -5,8 +5,12 @@ student's (:func:`rules.canonical_evaluation`), so a kept diagonal bug or
 tuned weights change only the ``evaluation`` check.  Each case sends three
 requests: ``alphabetapruning`` under the alpha-beta time limit; ``minimax``
 under its own limit, run only when ``alphabetapruning`` is the empty
-placeholder; and the student's own ``evaluation`` of the position.  The
-reply of the entry point graded is judged; which one it was is a fact.
+placeholder.  The reply of the entry point graded is judged; which one it
+was is a fact.  The student's own ``evaluation`` of every position is asked
+for in one request per kind of case (public; hidden or drawn), each
+position in turn (:func:`evaluation_cases`): a call per position would
+cost a process each for a check worth no points.  When that request fails
+as a whole (a time-out, an exit), every position is asked for again alone.
 
 Checks (points come from grading.yaml):
 
@@ -40,6 +44,10 @@ from grader.judging.feedback import signed
 from grader.sandbox.session import Reply
 
 PLAIN = shapes.PLAIN_ITEM
+MAX_EVALUATIONS = 10000
+"""Positions one ``evaluations`` reply may answer."""
+ERROR_KINDS = ('exit', 'recursion', 'memory', 'input', 'disk', 'missing-module', 'exception')
+"""The kinds of a failure a case process reports (:func:`grader.child.channel.describe`)."""
 ROWS = {'type': ['array', 'null'], 'minItems': 6, 'maxItems': 6,
         'items': {'type': 'string', 'pattern': '^[.xo?]{7}$'}}
 COUNT = shapes.COUNT
@@ -62,6 +70,14 @@ OBSERVATION = {
          'additionalProperties': False},
         {'properties': {'task': {'const': 'evaluate'}, 'value': PLAIN},
          'required': ['value'], 'additionalProperties': False},
+        {'properties': {
+            'task': {'const': 'evaluations'},
+            'values': {'type': 'array', 'maxItems': MAX_EVALUATIONS, 'items': {'oneOf': [
+                {'properties': {'value': PLAIN}, 'required': ['value'],
+                 'additionalProperties': False},
+                {'properties': {'error': shapes.TEXT, 'kind': {'enum': list(ERROR_KINDS)}},
+                 'required': ['error', 'kind'], 'additionalProperties': False}]}}},
+         'required': ['values'], 'additionalProperties': False},
         {'properties': {
             'task': {'const': 'game'},
             'outcome': {'enum': ['win', 'loss', 'draw']},
@@ -94,6 +110,39 @@ SEARCH_FLOOR_UNITS = 0.003
 """CPU time per search, in calibration units, below which a counted position was not
 searched: the reference alpha-beta takes 0.05-2 units on the pruning cases, a look-up
 about 0.0001."""
+
+
+EVALUATIONS = 'evaluations'
+"""The tag of a case that asks for the student's own evaluation of many positions."""
+
+
+def evaluation_cases(cases):
+    """One case asking for the evaluation of every position of the public cases, and one for
+    the hidden and drawn ones (a public feedback never shows what a hidden position made the
+    submission say); none for a kind without positions.
+
+    The input lists ``items``, each case as data (:func:`evaluation_item_case` makes it
+    again), in order; the judge gives each its own ``evaluation`` outcome, under that case's
+    name.
+    """
+    found = []
+    for hidden, label in ((False, 'evaluations'), (True, 'evaluations-hidden')):
+        items = [{'name': c.name, 'board': list(c.input['board']), 'input': dict(c.input),
+                  'expected': dict(c.expected), 'source': c.source, 'tags': list(c.tags),
+                  'hidden': c.hidden, 'file': c.file, 'generated': c.generated,
+                  'group': c.group}
+                 for c in cases if 'baseline' not in c.tags and (c.hidden or c.generated) == hidden]
+        if items:
+            found.append(base.Case(name=label, input={'items': items}, expected={},
+                                   tags=(EVALUATIONS,), hidden=hidden, generated=hidden))
+    return found
+
+
+def evaluation_item_case(item):
+    """The :class:`~grader.exercises.base.Case` an item of :func:`evaluation_cases` stands for."""
+    return base.Case(name=item['name'], input=item['input'], expected=item['expected'],
+                     source=item['source'], tags=tuple(item['tags']), hidden=item['hidden'],
+                     file=item['file'], generated=item['generated'], group=item['group'])
 
 
 def mirrored_case(case):
@@ -159,9 +208,17 @@ class ConnectFour(base.Exercise):
         for case in asymmetric[:MIRRORED]:
             case.group = case.name
             extra.append(mirrored_case(case))
-        return extra
+        return extra + evaluation_cases(cases + extra)
 
     def requests(self, case, settings):
+        if EVALUATIONS in case.tags:
+            # All positions in one call (an honest evaluation takes microseconds, so one
+            # call's limit covers them); each alone only when that call failed as a whole.
+            items = case.input['items']
+            alone = [base.Request({'task': 'evaluate', 'board': item['board']},
+                                  needed=lambda replies: not replies[0].ok) for item in items]
+            return [base.Request({'task': 'evaluations',
+                                  'boards': [item['board'] for item in items]}), *alone]
         if 'baseline' in case.tags:     # depth 1 from the empty board: seven leaves
             empty = ['.' * rules.COLS] * rules.ROWS
             return [base.Request({'task': 'search', 'board': empty, 'depth': 1, 'count': True,
@@ -178,7 +235,6 @@ class ConnectFour(base.Exercise):
             base.Request(dict(search, entry='alphabetapruning'), runs=runs),
             base.Request(dict(search, entry='minimax', fallback=True), 'minimax',
                          needed=lambda replies: replies[0].ok, runs=runs),
-            base.Request({'task': 'evaluate', 'board': list(case.input['board'])}),
         ]
         if 'games' in case.tags:
             requests += [base.Request(payload, 'game') for payload in self.games(settings)]
@@ -198,14 +254,15 @@ class ConnectFour(base.Exercise):
         if 'baseline' in case.tags:
             reply, = replies
             return [review.baseline_outcome(case, reply, runs=case.input['reps'])]
+        if EVALUATIONS in case.tags:
+            return self.judge_evaluations(case, replies)
         replies = [self.matching(reply, task) for reply, task in
-                   zip(replies, ['search', 'search', 'evaluate'] + ['game'] * (len(replies) - 3))]
-        alphabeta, minimax, evaluation, *games = replies
+                   zip(replies, ['search', 'search'] + ['game'] * (len(replies) - 2))]
+        alphabeta, minimax, *games = replies
         reply, entry = self.graded(alphabeta, minimax)
         board = rules.parse_board(case.input['board'])
         checks = list(SEARCH_CHECKS) + (['pruning'] if 'pruning' in case.tags else [])
         outcomes = judge_search(case, board, reply, entry, checks, settings)
-        outcomes.append(self.judge_evaluation(case, board, evaluation))
         if games:
             outcomes += self.judge_games(case, games, settings)
         return outcomes
@@ -232,6 +289,26 @@ class ConnectFour(base.Exercise):
             if not (minimax.ok and minimax.observation['skipped']):
                 return minimax, 'minimax'
         return alphabeta, 'alphabetapruning'
+
+    def judge_evaluations(self, case, replies):
+        """An ``evaluation`` outcome for each position of an :func:`evaluation_cases` case: from
+        the reply to all of them, or, when that failed as a whole, from each one's own."""
+        together, *alone = replies
+        together = self.matching(together, 'evaluations')
+        items = case.input['items']
+        answered = together.observation.get('values', []) if together.ok else []
+        if together.ok and len(answered) != len(items):
+            together = Reply(status='invalid', kind='invalid', error='the reply answered '
+                             f'{len(answered)} positions of {len(items)}')
+        outcomes = []
+        for index, item in enumerate(items):
+            if together.ok:
+                reply = _item_reply(answered[index], together)
+            else:
+                reply = self.matching(alone[index], 'evaluate')
+            outcomes.append(self.judge_evaluation(evaluation_item_case(item),
+                                                  rules.parse_board(item['board']), reply))
+        return outcomes
 
     @staticmethod
     def judge_evaluation(case, board, reply):
@@ -563,6 +640,15 @@ def judge_pruning(check, answer, settings):
     return answer.outcome(check, False, summary + f' (above {margin:g}: no pruning)',
                           'Alpha-beta stops trying moves as soon as alpha >= beta; '
                           'pass alpha and beta down to every recursive call.', measured=measured)
+
+
+def _item_reply(item, together):
+    """The :class:`Reply` one position of an ``evaluations`` request would have had alone."""
+    common = {'wall': together.wall, 'limit': together.limit}
+    if 'error' in item:
+        return Reply(status='error', kind=item['kind'], error=item['error'], **common)
+    return Reply(status='ok', kind='ok', observation={'task': 'evaluate', 'value': item['value']},
+                 **common)
 
 
 def timeout_cause(entry):

@@ -9,6 +9,7 @@ Requests (from the judge)::
      "fallback": bool, "board": [6 rows, top first, '.' empty],
      "depth": int, "count": bool, "reps": int, "at_least": int, "work": seconds}
     {"task": "evaluate", "board": [...]}
+    {"task": "evaluations", "boards": [[...], ...]}
     {"task": "game", "seed": int, "depth": int, "first": "o" | "x"}
 
 ``search`` replaces ``evaluation`` on the instance by the canonical one
@@ -25,7 +26,12 @@ Observation::
      "makemoves": int, "copies": int, "seconds": float, "leaves_reps": [int]}
 
 ``evaluate`` calls the student's own ``evaluation`` on the position ('o' to
-move): ``{"task": "evaluate", "value": <plain>}``.
+move): ``{"task": "evaluate", "value": <plain>}``.  ``evaluations`` does
+the same for each board in turn, each on a fresh ``ConnectFour()``:
+``{"task": "evaluations", "values": [{"value": <plain>} | {"error": str,
+"kind": str}]}``, an exception of the student's code the error of its own
+board only (anything that ends the call, such as ``sys.exit``, ends it for
+every board: the parent then asks for each alone).
 
 ``game`` plays one game of the student's ``searchingfunction(board, depth,
 'o')`` (their own evaluation) against a seeded one-ply greedy 'x':
@@ -35,7 +41,7 @@ move): ``{"task": "evaluate", "value": <plain>}``.
 import copy
 import random
 
-from grader.child import values
+from grader.child import channel, values
 from grader.child.runs import runs
 from grader.exercises.connect4 import rules
 
@@ -58,6 +64,9 @@ def handle(module, payload, options, ctx):
     task = payload.get('task', 'search')
     if task == 'evaluate':
         return {'task': 'evaluate', 'value': values.plain(evaluate(module, payload))}
+    if task == 'evaluations':
+        return {'task': 'evaluations',
+                'values': [evaluated(module, board, ctx) for board in payload['boards']]}
     if task == 'game':
         return dict(play(module, payload), task='game')
     return search(module, payload, ctx, count=bool(payload.get('count', True)))
@@ -68,6 +77,8 @@ def direct_call(module, payload, options):
     task = payload.get('task', 'search')
     if task == 'evaluate':
         return evaluate(module, payload)
+    if task == 'evaluations':
+        return [evaluate(module, {'board': board}) for board in payload['boards']]
     if task == 'game':
         return play(module, payload)
     board = rules.parse_board(payload['board'])
@@ -231,6 +242,20 @@ def evaluate(module, payload):
     """The student's own evaluation of the position, 'o' to move."""
     board = rules.parse_board(payload['board'])
     return new_game(module, board).evaluation(rules.copy_board(board))
+
+
+ERROR_CHARS = 2000
+"""Longest error text of one board (as the reply of a call of its own allows)."""
+
+
+def evaluated(module, board, ctx):
+    """One board of an ``evaluations`` request: ``{"value": <plain>}``, or the exception the
+    student's code raised for it as ``{"error", "kind"}``."""
+    try:
+        return {'value': values.plain(evaluate(module, {'board': board}))}
+    except Exception as exc:  # noqa: BLE001 - the student's failure on this board is data
+        kind, text = channel.describe(exc, ctx.student_files)
+        return {'error': text[:ERROR_CHARS], 'kind': kind}
 
 
 # ---------------------------------------------------------------- games
