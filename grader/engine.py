@@ -618,21 +618,22 @@ class Lane:
         unit = run.unit_if_measured() if early else run.unit
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
         session = plan.sandboxes.take()
-        kept = session is not None       # a sandbox an earlier lane of the exercise left
-        if kept:     # (were its runner to end, it starts again under this lane's limit)
+        taken = session is not None      # a sandbox an earlier lane of the exercise left
+        if taken:    # (were its runner to end, it starts again under this lane's limit)
             session.load_seconds = import_limit
         else:
             session = Session(submission_dir, plan.relpath, plugin.probe,
                               options=plugin.child_options(settings), isolation=run.isolation,
                               settings=run.policy.sandbox, load_seconds=import_limit,
                               cpu_seconds=int(budget + 60), prepare=plugin.prepare(settings))
+        left = False        # whether the sandbox was left to a later lane (else it stops here)
         try:
             with plan.hangs.watching(self, session):
-                kept = self._grade_cases(run, session, done, answered, early, started, kept)
+                left = self._grade_cases(run, session, done, answered, early, started, taken)
         finally:
-            if not kept:
+            if not left:
                 session.close()
-        if kept is None:
+        if left is None:
             return None     # stopped under the smaller, early limit: again with the true one
         for index, case, replies, case_requests in answered:
             for reply, request in zip(replies, case_requests):
@@ -640,15 +641,15 @@ class Lane:
             done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
 
-    def _grade_cases(self, run, session, done, answered, early, started, kept):
-        """Load the module in ``session`` (unless ``kept``: loaded by an earlier lane) and
+    def _grade_cases(self, run, session, done, answered, early, started, taken):
+        """Load the module in ``session`` (unless ``taken``: loaded by an earlier lane) and
         make this lane's calls, noting their replies in ``answered``.  Returns whether the
-        session is kept for a later lane, or None when the import or a call was stopped
+        session is left to a later lane, or None when the import or a call was stopped
         under the smaller, early limit."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         unit = run.unit_if_measured() if early else run.unit
         starts, written = session.starts, session.output_mark()
-        if kept:
+        if taken:
             loaded = session.loaded
         else:
             loaded = session.start(meanwhile=_while_loading(plugin, started))

@@ -140,3 +140,19 @@ def test_a_sandbox_is_kept_only_while_a_lane_waits_and_only_while_it_runs():
     assert pool.keep(left)
     pool.close()                            # the grade ends: what no lane took is stopped
     assert left.closed and pool.take() is None
+
+
+def test_a_lane_that_fails_stops_the_sandbox_it_took(policy, run, submission, monkeypatch):
+    folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
+    plan = engine.ExercisePlan.make(run, 'eightpuzzle', folder)
+    lane = plan.lanes[-1]                   # a lane of its own
+    assert not lane.main
+    left = FakeSandbox()
+    assert plan.sandboxes.keep(left)        # as the main lane would at its end
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(engine.Lane, '_grade_cases', interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        lane.run(run, folder)
+    assert left.closed and plan.sandboxes.take() is None
