@@ -51,6 +51,10 @@ ENVELOPE_SCHEMA = {
 }
 """The runner's replies: its start, and how each case process ended."""
 
+FAILURE_KINDS = ('exit', 'recursion', 'memory', 'input', 'disk', 'missing-module', 'exception')
+"""How the student's code can fail a call, as a case process says it
+(:func:`grader.child.channel.describe`)."""
+
 CASE_SCHEMA = {
     'type': 'object',
     'required': ['id', 'status'],
@@ -58,8 +62,7 @@ CASE_SCHEMA = {
         'id': {'type': 'integer'},
         'status': {'enum': ['ok', 'error']},
         'observation': {'type': 'object'},
-        'kind': {'enum': ['exit', 'recursion', 'memory', 'input', 'disk', 'missing-module',
-                          'exception']},
+        'kind': {'enum': list(FAILURE_KINDS)},
         'error': {'type': 'string', 'maxLength': 2000},
         'output': {'type': 'string', 'maxLength': 100000},
         'output_bytes': {'type': 'integer', 'minimum': 0},

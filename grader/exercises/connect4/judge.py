@@ -41,13 +41,12 @@ from grader.exercises import base
 from grader.exercises.connect4 import rules
 from grader.judging import answers, evidence, feedback, review, shapes
 from grader.judging.feedback import signed
+from grader.sandbox import protocol
 from grader.sandbox.session import Reply
 
 PLAIN = shapes.PLAIN_ITEM
 MAX_EVALUATIONS = 10000
 """Positions one ``evaluations`` reply may answer."""
-ERROR_KINDS = ('exit', 'recursion', 'memory', 'input', 'disk', 'missing-module', 'exception')
-"""The kinds of a failure a case process reports (:func:`grader.child.channel.describe`)."""
 ROWS = {'type': ['array', 'null'], 'minItems': 6, 'maxItems': 6,
         'items': {'type': 'string', 'pattern': '^[.xo?]{7}$'}}
 COUNT = shapes.COUNT
@@ -75,7 +74,8 @@ OBSERVATION = {
             'values': {'type': 'array', 'maxItems': MAX_EVALUATIONS, 'items': {'oneOf': [
                 {'properties': {'value': PLAIN}, 'required': ['value'],
                  'additionalProperties': False},
-                {'properties': {'error': shapes.TEXT, 'kind': {'enum': list(ERROR_KINDS)}},
+                {'properties': {'error': shapes.TEXT,
+                                'kind': {'enum': list(protocol.FAILURE_KINDS)}},
                  'required': ['error', 'kind'], 'additionalProperties': False}]}}},
          'required': ['values'], 'additionalProperties': False},
         {'properties': {
