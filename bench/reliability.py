@@ -86,9 +86,10 @@ def under_load(policy, run, work, quiet, quiet_times):
         for worker in workers:
             worker.terminate()
             worker.join()
-    same = all(v == quiet for v, _ in loaded)
+    differing = sum(v != quiet for v, _ in loaded)
+    same = differing == 0
     print(f'\nunder load (2 busy processes): reference verdict '
-          f'{"the same" if same else "DIFFERENT"} in {len(loaded)} of {len(loaded)} '
+          f'{"the same in" if same else f"DIFFERENT in {differing} of"} {len(loaded)} '
           f'gradings: score {loaded[0][0][0]} vs {quiet[0]}; median '
           f'{statistics.median(s for _, s in loaded):.2f} s vs '
           f'{statistics.median(quiet_times):.2f} s unloaded')
