@@ -312,3 +312,41 @@ def test_a_position_that_ends_the_call_costs_that_position_only(policy, run, sub
     assert {f['case'].removesuffix('-mirrored') for f in public} == odd
     others = [c for c in result.checks if c.name in ('values', 'moves', 'timeouts', 'balance')]
     assert all(c.score == c.max_score for c in others)
+
+
+LOOPS_IN_EVALUATION = '''
+from reference_connect4 import *  # noqa
+
+
+class ConnectFour(ConnectFour):
+    def evaluation(self, board):
+        while True:
+            pass
+'''
+
+
+def test_an_evaluation_that_never_answers_costs_only_the_evaluation_check(policy, run,
+                                                                          submission,
+                                                                          tmp_path):
+    """The search is graded with the sheet's evaluation, so only the evaluation check fails;
+    and after stop_after_timeouts positions in a row time out alone, the rest are not run."""
+    from grader import engine
+    settings = replace(policy.exercises['connect4'], min_seconds=0.3,
+                       factors={**policy.exercises['connect4'].factors, 'default': 8})
+    course = replace(policy, exercises={**policy.exercises, 'connect4': settings})
+    variant = tmp_path / 'loops_in_evaluation.py'
+    variant.write_text(LOOPS_IN_EVALUATION)
+    folder = submission('connect4', variant)
+    (folder / 'reference_connect4.py').write_text((ROOT / 'reference' / 'connect4.py').read_text())
+    quick = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
+    result = engine.grade(course, folder, run=quick, only=['connect4']).exercise('connect4')
+    for check in result.checks:
+        if check.name == 'evaluation':
+            assert check.cases_passed == 0 and check.cases_total > 3
+        elif check.max_score > 0:
+            assert check.score == check.max_score, (check.name, check.message)
+    evaluation = next(c for c in result.checks if c.name == 'evaluation')
+    public = [f['message'] for f in evaluation.failures if not f['hidden']]
+    stop = settings.stop_after_timeouts
+    assert all(m.startswith('timed out') for m in public[:stop]), public[:stop + 1]
+    assert public[stop:] and all(m.startswith('not run') for m in public[stop:]), public

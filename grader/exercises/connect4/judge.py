@@ -213,10 +213,15 @@ class ConnectFour(base.Exercise):
     def requests(self, case, settings):
         if EVALUATIONS in case.tags:
             # All positions in one call (an honest evaluation takes microseconds, so one
-            # call's limit covers them); each alone only when that call failed as a whole.
+            # call's limit covers them); each alone only when that call failed as a whole,
+            # and not after stop_after_timeouts of them in a row timed out.
             items = case.input['items']
-            alone = [base.Request({'task': 'evaluate', 'board': item['board']},
-                                  needed=lambda replies: not replies[0].ok) for item in items]
+            stop = settings.stop_after_timeouts
+
+            def needed(replies):
+                return not replies[0].ok and not (stop and timeouts_in_a_row(replies[1:]) >= stop)
+            alone = [base.Request({'task': 'evaluate', 'board': item['board']}, needed=needed)
+                     for item in items]
             return [base.Request({'task': 'evaluations',
                                   'boards': [item['board'] for item in items]}), *alone]
         if 'baseline' in case.tags:     # depth 1 from the empty board: seven leaves
@@ -304,6 +309,9 @@ class ConnectFour(base.Exercise):
         for index, item in enumerate(items):
             if together.ok:
                 reply = _item_reply(answered[index], together)
+            elif alone[index].kind == 'not run':
+                reply = Reply(status='timeout', kind='not run', limit=together.limit,
+                              error=f'{NOT_RUN}: the positions before it timed out')
             else:
                 reply = self.matching(alone[index], 'evaluate')
             outcomes.append(self.judge_evaluation(evaluation_item_case(item),
@@ -640,6 +648,20 @@ def judge_pruning(check, answer, settings):
     return answer.outcome(check, False, summary + f' (above {margin:g}: no pruning)',
                           'Alpha-beta stops trying moves as soon as alpha >= beta; '
                           'pass alpha and beta down to every recursive call.', measured=measured)
+
+
+NOT_RUN = 'not run'
+
+
+def timeouts_in_a_row(replies):
+    """How many of ``replies``, counted back from the last, timed out (or were not run
+    because those before them had)."""
+    count = 0
+    for reply in reversed(replies):
+        if reply.status != 'timeout' and reply.kind != 'not run':
+            break
+        count += 1
+    return count
 
 
 def _item_reply(item, together):
