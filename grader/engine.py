@@ -362,7 +362,7 @@ class ExercisePlan:
             else:
                 main.append((index, case, requests))
         plan.lanes = [Lane(plan, main, main=True), *own]
-        plan.sandboxes.waiting = len(plan.lanes)
+        plan.sandboxes = Sandboxes(len(plan.lanes))
         return plan
 
     def result(self, run, lane_results):
@@ -516,8 +516,8 @@ class Sandboxes:
     sandbox it ran in.  :meth:`close` stops those no lane took.
     """
 
-    def __init__(self):
-        self.waiting = 0            # lanes of the exercise not started yet
+    def __init__(self, lanes=0):
+        self.waiting = lanes        # lanes of the exercise not started yet
         self.running = 0
         self._idle = []
         self._lock = threading.Lock()
@@ -556,6 +556,7 @@ class Sandboxes:
         return False
 
     def close(self):
+        """Stop every kept sandbox no lane took."""
         with self._lock:
             idle, self._idle = self._idle, []
         for session in idle:

@@ -119,8 +119,7 @@ class FakeSandbox:
 
 
 def test_a_sandbox_is_kept_only_while_a_lane_waits_and_only_while_it_runs():
-    pool = engine.Sandboxes()
-    pool.waiting = 3
+    pool = engine.Sandboxes(3)
     assert pool.needed(2) == 2              # nothing running: as many as may run at once
     pool.begin()                            # the main lane starts
     assert pool.needed(2) == 1              # its sandbox serves one lane after it

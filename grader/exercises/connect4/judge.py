@@ -311,7 +311,7 @@ class ConnectFour(base.Exercise):
                 reply = _item_reply(answered[index], together)
             elif alone[index].kind == 'not run':
                 reply = Reply(status='timeout', kind='not run', limit=together.limit,
-                              error=f'{NOT_RUN}: the positions before it timed out')
+                              error='not run: the positions before it timed out')
             else:
                 reply = self.matching(alone[index], 'evaluate')
             outcomes.append(self.judge_evaluation(evaluation_item_case(item),
@@ -648,9 +648,6 @@ def judge_pruning(check, answer, settings):
     return answer.outcome(check, False, summary + f' (above {margin:g}: no pruning)',
                           'Alpha-beta stops trying moves as soon as alpha >= beta; '
                           'pass alpha and beta down to every recursive call.', measured=measured)
-
-
-NOT_RUN = 'not run'
 
 
 def timeouts_in_a_row(replies):
