@@ -197,7 +197,8 @@ class _Schedule:
     Each exercise is planned (the positions drawn for the submission answered
     by the reference) in turn, and its main lane starts as soon as it is
     planned, while the next exercise is planned; the lanes of their own
-    (``time_limit.own_worker``) come after every main lane.  With more than
+    (``time_limit.own_worker``) come after every main lane, those with the
+    largest time limits first (:meth:`Lane.budget_units`).  With more than
     one worker, the exercises whose fixtures make the most requests go first
     (:func:`_requests_made`): the longest lanes start early, and the short
     ones fill in at the end.  What a lane holds depends on the configuration
@@ -244,6 +245,10 @@ class _Schedule:
                             futures.append((lane, pool.submit(self._one, lane)))
                         else:
                             later.append(lane)
+                # Longest first: the lane that may run longest starts on a free worker
+                # while the shorter ones share the other (the lanes' contents, and so
+                # the verdicts, do not depend on this order).
+                later.sort(key=lambda lane: -lane.budget_units())
                 futures += [(lane, pool.submit(self._one, lane)) for lane in later]
             except BaseException:
                 for _, future in futures:
@@ -593,6 +598,13 @@ class Lane:
         finally:
             self.plan.sandboxes.end()
         return done
+
+    def budget_units(self):
+        """The most CPU its calls may take, in calibration units (the sum of their
+        limits' factors): what orders the lanes of their own, longest first."""
+        settings = self.plan.settings
+        return sum(settings.factors.get(r.limit_key, settings.factors['default']) * max(1, r.runs)
+                   for _, _, requests in self.cases for r in requests)
 
     def not_run(self, run):
         """``[(case index, outcomes)]`` of this lane's cases judged as not run

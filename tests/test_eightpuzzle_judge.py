@@ -417,3 +417,21 @@ def test_no_reply_the_schema_lets_through_makes_the_judge_or_its_review_fail(cas
         assert {o.case for o in outcomes} >= {n for n in names if cases[n].tags != ('hard',)} - {
             n for n in names if not EXERCISE.requests(cases[n], settings)}
         EXERCISE.facts(outcomes, settings)
+
+
+@pytest.mark.parametrize('waited', [True, False])
+def test_an_unsolvable_start_that_times_out_is_told_why(cases, settings, waited):
+    """A search stopped for its CPU time may be a slow correct one; one stopped for waiting
+    after it computed is blocked (a queue.PriorityQueue's get() once its states ran out)."""
+    from grader.sandbox.session import _timeout_message
+    case = cases['unsolvable-swapped-7-8']
+    control = search_reply(cases['length-10'], 10, 0.01)
+    reason = 'wall' if waited else 'cpu'
+    stopped = Reply(status='timeout', kind='timeout', waited=waited, limit=6.4,
+                    cpu=3.8 if waited else 6.4, error=_timeout_message(6.4, reason))
+    outcome = judge.judge_unsolvable(case, [control, stopped], settings)
+    assert not outcome.passed and outcome.measured['outcome'] == 'timed out'
+    told = outcome.message + ' ' + outcome.feedback
+    assert ('PriorityQueue' in told) == waited
+    assert ('does not show a bug' in told) != waited
+    assert ('3.80 s of CPU time' in told) == waited

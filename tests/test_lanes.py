@@ -62,6 +62,29 @@ def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, 
     assert one_child.facts['cases'] == split.facts['cases']
 
 
+def test_lanes_of_their_own_are_handed_out_longest_first(policy, run, submission, monkeypatch):
+    """The unsolvable case's lane (the largest limit) goes to a worker before the hard cases'
+    lanes, whatever their order in the fixtures: the shorter lanes share the other worker."""
+    handed = []
+    lanes_done = engine._Schedule.lanes_done
+
+    def recording(self, make):
+        done = lanes_done(self, make)
+        handed.extend(lane for lane, _ in done)
+        return done
+    monkeypatch.setattr(engine._Schedule, 'lanes_done', recording)
+    folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
+    graded(policy, run, folder, jobs=2)
+    factors = policy.exercises['eightpuzzle'].factors
+    assert factors['unsolvable'] > factors['hard']
+    own = [[r.limit_key for _, _, requests in lane.cases for r in requests]
+           for lane in handed if not lane.main]
+    assert own and 'unsolvable' in own[0], own
+    budgets = [lane.budget_units() for lane in handed if not lane.main]
+    assert budgets == sorted(budgets, reverse=True)
+    assert handed[0].main
+
+
 def test_a_module_that_fails_to_import_is_reported_once(policy, run, submission):
     folder = submission('eightpuzzle', SUBMISSIONS / 'tictactoe' / 'syntax_error.py')
     result = graded(with_own_worker(policy, 'eightpuzzle', ['hard', 'unsolvable']), run, folder, 2)

@@ -73,6 +73,13 @@ def forged_mark():
             pass
     return burn()
 
+def work_then_block():
+    # Computes for a while, then waits for ever (a queue.get on an empty queue).
+    began = time.thread_time()
+    while time.thread_time() - began < 0.6:
+        pass
+    time.sleep(60)
+
 def daemon():
     if os.fork() == 0:
         os.setsid()
@@ -177,6 +184,26 @@ def test_call_time_limit_holds_and_the_next_call_starts_afresh(tmp_path, functio
         assert time.monotonic() - started < 0.5 + GRACE_SECONDS + 1.0
         assert value(box.call({'function': 'threads'}, 5)) == 42
         assert box.starts == 1
+
+
+def test_a_call_that_computes_then_waits_is_stopped_soon_after_it_stops_computing(tmp_path):
+    """Its CPU share over the whole call stays above IDLE_SHARE for a long time; the share
+    over its last IDLE_WINDOW seconds falls to nothing at once, and that stops it, not the
+    wall allowance (four times the limit)."""
+    from grader.sandbox.session import GRACE_SECONDS, IDLE_WINDOW, wall_allowance
+    limit = 2.0
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        if box.clock is None or box.clock.resolution > 0.05:
+            pytest.skip('no fine CPU clock for the sandbox here: waits end at the wall allowance')
+        started = time.monotonic()
+        reply = box.call({'function': 'work_then_block'}, limit)
+        took = time.monotonic() - started
+        assert reply.status == 'timeout' and reply.waited
+        assert 'waited without computing' in reply.error
+        assert 0.5 <= reply.cpu < limit
+        assert limit < took < limit + GRACE_SECONDS + IDLE_WINDOW + 1.0 < wall_allowance(limit)
+        assert value(box.call({'function': 'threads'}, 5)) == 42
 
 
 def test_a_call_s_cpu_is_its_own_and_a_forged_mark_changes_nothing(tmp_path):

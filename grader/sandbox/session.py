@@ -24,6 +24,7 @@ its cgroup (``cgroup.kill``, which also catches processes that called
 behind, which this process adopts as a child subreaper and sweeps.  How the
 child is started at each isolation level is :mod:`grader.sandbox.launch`.
 """
+import collections
 import functools
 import os
 import select
@@ -137,6 +138,9 @@ class Reply:
     """CPU seconds of the whole sandbox during the call, from its cgroup or /proc."""
     setup_cpu: float = 0.0
     """CPU seconds the case process used before any student code ran (not in ``cpu``)."""
+    waited: bool = False
+    """A time-out of a call stopped for waiting without computing (a sleep, a blocked
+    read), not for its CPU time."""
 
     @property
     def ok(self):
@@ -527,13 +531,14 @@ class Session:
         if meanwhile is not None:
             meanwhile()
         deadline = started + message['wall'] + (hard - limit)
-        stop_sent, raw = None, None
+        activity = _Activity(started, self.clock)
+        stop_sent, stopped_for, raw = None, None, None
         while raw is None:
             now = time.monotonic()
             used = (self.clock.read() or 0.0) - (before or 0.0) if self.clock else 0.0
             if stop_sent is None and (used > hard or now > deadline or
-                                      _waiting(now - started, used, hard, self.clock)):
-                stop_sent = now
+                                      activity.waiting(now, used, hard)):
+                stop_sent, stopped_for = now, ('cpu' if used > hard else 'wall')
                 try:
                     self._send({'op': 'stop'})
                 except OSError:
@@ -562,10 +567,11 @@ class Session:
             self._kill()
             return Reply(status='invalid', kind='invalid', wall=wall,
                          error='the sandbox reply was malformed (tampered channel?)')
-        return self._ended(raw, hard, wall, sandbox_cpu)
+        return self._ended(raw, hard, wall, sandbox_cpu, stopped_for)
 
-    def _ended(self, raw, limit, wall, sandbox_cpu):
-        """The :class:`Reply` for the runner's account of how a case process ended."""
+    def _ended(self, raw, limit, wall, sandbox_cpu, stopped_for=None):
+        """The :class:`Reply` for the runner's account of how a case process ended
+        (``stopped_for``: why the parent sent a stop, ``'cpu'`` or ``'wall'``, if it did)."""
         cpu = float(raw.get('cpu', 0.0))
         common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu,
                   'setup_cpu': float(raw.get('setup_cpu', 0.0))}
@@ -573,8 +579,9 @@ class Session:
         if status == 'stopped' or cpu > limit:
             reason = raw.get('reason', 'cpu') if status == 'stopped' and cpu <= limit else 'cpu'
             if status == 'stopped' and reason == 'stop':
-                reason = 'cpu' if sandbox_cpu > limit * 0.5 else 'wall'
+                reason = stopped_for or ('cpu' if sandbox_cpu > limit * 0.5 else 'wall')
             return Reply(status='timeout', kind='timeout', error=_timeout_message(limit, reason),
+                         waited=reason == 'wall',
                          **dict(common, cpu=max(cpu, limit) if reason == 'cpu' else cpu))
         if status == 'sandbox':
             return Reply(status='crashed', kind='sandbox',
@@ -709,16 +716,40 @@ class Session:
 
 IDLE_SHARE = 0.05
 """Past its CPU limit in wall time, a call that has used less than this share of the wall
-time in CPU is waiting (a sleep, a blocked read), not computing: it is stopped there rather
-than at the wall allowance.  A computing call keeps more than this share even on a machine
-loaded many times over (measured: 0.2 and more with the load average at 9 on 2 cores)."""
+time in CPU, over the whole call or over its last :data:`IDLE_WINDOW` seconds, is waiting
+(a sleep, a blocked read), not computing: it is stopped there rather than at the wall
+allowance.  A computing call keeps more than this share even on a machine loaded many
+times over (measured: 0.2 and more with the load average at 9 on 2 cores)."""
+
+IDLE_WINDOW = 2.0
+"""Wall seconds over which a call's recent CPU share is taken: a search that computes for
+a while and then blocks for ever (``queue.PriorityQueue.get`` once its states run out) is
+stopped this long after it stopped computing, not at four times its limit."""
 
 
-def _waiting(elapsed, used, limit, clock):
-    """Whether a call that has run ``elapsed`` wall seconds and ``used`` CPU seconds waits."""
-    if clock is None or clock.resolution > 0.05:
-        return False
-    return elapsed > limit + GRACE_SECONDS and used < IDLE_SHARE * elapsed
+class _Activity:
+    """A call's CPU clock as the parent polls it: whether the call is waiting."""
+
+    def __init__(self, started, clock):
+        self.started = started
+        self.usable = clock is not None and clock.resolution <= 0.05
+        self.samples = collections.deque([(started, 0.0)])
+
+    def waiting(self, now, used, limit):
+        """Whether the call, ``used`` CPU seconds in at ``now``, waits past ``limit``."""
+        if not self.usable:
+            return False
+        samples = self.samples
+        samples.append((now, used))
+        while len(samples) > 2 and now - samples[1][0] >= IDLE_WINDOW:
+            samples.popleft()
+        elapsed = now - self.started
+        if elapsed <= limit + GRACE_SECONDS:
+            return False
+        since, used_then = samples[0]
+        recent = now - since
+        return used < IDLE_SHARE * elapsed or (
+            recent >= IDLE_WINDOW and used - used_then < IDLE_SHARE * recent)
 
 
 def _timeout_message(limit, reason):

@@ -200,6 +200,11 @@ UNSOLVABLE_TIMEOUT = (
     'a slow correct search looks the same as one that never stops. Testing the parity of '
     'the start first (an odd number of inversions cannot reach the goal) answers at once.')
 
+UNSOLVABLE_WAITED = (
+    'A search that waits once its states run out is blocked on an empty queue: '
+    'queue.PriorityQueue.get() waits for ever when nothing is left (`while openlist` is '
+    'always true for a queue object; test `not openlist.empty()`).')
+
 
 class Answer:
     """The path read from one observation, and what is wrong with it."""
@@ -812,13 +817,12 @@ def judge_unsolvable(case, replies, settings):
         return note.outcome('unsolvable', passed, message, cause=cause, kind=kind,
                             measured={'outcome': what, 'seconds': round(reply.cpu, 4)})
 
+    if reply.status == 'timeout' and reply.waited:
+        return outcome(False, f'{base.failure_message(reply)}; it had computed for '
+                       f'{reply.cpu:.2f} s of CPU time', 'timed out', UNSOLVABLE_WAITED)
     if reply.status == 'timeout':
-        blocked = 'wall time' in (reply.error or '')
-        cause = ('It used little CPU time while it waited: a queue.PriorityQueue blocks in '
-                 'get() once it is empty (`while openlist` is always true for a queue '
-                 'object; test `not openlist.empty()`).' if blocked else '')
         return outcome(False, f'{base.failure_message(reply)}: ' + UNSOLVABLE_TIMEOUT,
-                       'timed out', cause)
+                       'timed out')
     if not reply.ok:
         return outcome(False, base.failure_message(reply), reply.status)
     if not searched(reply):
