@@ -214,6 +214,24 @@ def test_reference_astar_returns_optimal_valid_paths(fixture_cases):
         assert "Used total {} moves".format(expected["optimal_length"]) in printed
 
 
+def test_the_oracles_a_star_expands_as_the_reference_does(fixture_cases):
+    """The oracle answers drawn starts with its own copy of the reference A* (tuples, the
+    heuristic updated slide by slide): the same path length and the same expansions as the
+    reference itself, with either heuristic, on every fixture start and on drawn ones."""
+    rng = random.Random(2026)
+    drawn = [tuple(case["input"]["state"]) for case in oracle.generate(rng, 26)]
+    starts = [tuple(case["input"]["state"]) for case in fixture_cases
+              if case["expected"]["solvable"] and case["expected"]["optimal_length"] <= 24]
+    odd = (1, 2, 3, 4, 5, 6, 8, 7, 0)
+    assert len(drawn) == 26 and starts
+    for state in drawn + starts:
+        for name in ("hamming", "manhattan"):
+            path, expansions = oracle.reference_expansions(state, getattr(puzzle, name))
+            assert oracle.counted_astar(state, name) == (len(path) - 1, expansions), (state, name)
+    assert oracle.reference_expansions(odd, puzzle.manhattan) == (None, 0)
+    assert oracle.counted_astar(odd, "manhattan") == (None, 0)
+
+
 def test_reference_solves_a_handout_style_game():
     game = reference.EightPuzzle()
     random.seed(7)
