@@ -592,6 +592,8 @@ class Lane:
         # child starts and imports the module meanwhile).
         self.plan.sandboxes.begin()
         try:
+            if not self.main and self.plan.hangs.stopped.is_set():
+                return LaneResult()     # judged as not run (ExercisePlan.result): no sandbox
             done = self._attempt(run, submission_dir, self.main, started)
             if done is None:       # a call timed out under its smaller, early limit
                 done = self._attempt(run, submission_dir, False, started)

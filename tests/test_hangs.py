@@ -114,6 +114,40 @@ def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy,
     assert verdicts(result) == verdicts(waiting)
 
 
+def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(policy, run, tmp_path,
+                                                            monkeypatch):
+    """One lane at a time, the own lanes start after the main lane stopped: their cases are
+    judged as not run without a sandbox of their own, with the verdicts of waiting."""
+    from grader.sandbox.session import Session
+    folder = tmp_path / 'loops'
+    folder.mkdir()
+    source = (ROOT / 'reference' / 'eightpuzzle.py').read_text()
+    (folder / 'eightpuzzle.py').write_text(source + textwrap.dedent('''
+        def _loop(self, state):
+            while True:
+                pass
+
+        EightPuzzle.Astar = _loop
+        '''))
+    booted, spawn = [], Session.spawn
+
+    def recording(self):
+        booted.append(self)
+        return spawn(self)
+    monkeypatch.setattr(Session, 'spawn', recording)
+    quick = quick_limits(policy, 'eightpuzzle', 3)
+    one_at_a_time = engine.Run(quick, calibration=run.calibration, isolation=run.isolation)
+    result = engine.grade(quick, folder, run=one_at_a_time,
+                          only=['eightpuzzle']).exercise('eightpuzzle')
+    assert len(booted) == 1, booted
+    own = [c for c in result.checks if c.name in ('hard', 'unsolvable')]
+    assert own and all(f['message'].startswith(engine.Hangs.NOT_RUN)
+                       for c in own for f in c.failures)
+    monkeypatch.setattr(Session, 'spawn', spawn)
+    waiting, _ = graded(quick_limits(policy, 'eightpuzzle', 0), run, folder, 'eightpuzzle')
+    assert verdicts(result) == verdicts(waiting)
+
+
 def test_the_limit_is_read_from_the_policy_and_checked(tmp_path):
     from grader import config
     from grader.errors import UserError
