@@ -536,13 +536,17 @@ class Session:
         while raw is None:
             now = time.monotonic()
             used = (self.clock.read() or 0.0) - (before or 0.0) if self.clock else 0.0
-            if stop_sent is None and (used > hard or now > deadline or
-                                      activity.waiting(now, used, hard)):
-                stop_sent, stopped_for = now, ('cpu' if used > hard else 'wall')
-                try:
-                    self._send({'op': 'stop'})
-                except OSError:
-                    pass
+            if stop_sent is None:
+                waiting = used <= hard and activity.waiting(now, used, hard)
+                if used > hard or now > deadline or waiting:
+                    # Past the wall allowance alone, the reason is read from the CPU
+                    # the sandbox used (see _ended).
+                    stop_sent = now
+                    stopped_for = 'cpu' if used > hard else 'wall' if waiting else None
+                    try:
+                        self._send({'op': 'stop'})
+                    except OSError:
+                        pass
             if stop_sent is not None and now > stop_sent + GRACE_SECONDS:
                 self._kill()     # the runner did not answer the stop: the whole sandbox goes
                 return Reply(status='timeout', kind='timeout', wall=now - started,
