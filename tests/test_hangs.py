@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from grader import engine
-from gradertest import ROOT
+from gradertest import ROOT, spawns
 
 LOOP = '''
 def Minimax(board, maximizing, player):
@@ -92,8 +92,8 @@ def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
     assert not any('not run' in message for _, message in messages)
 
 
-def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy, run, tmp_path):
-    """The eight puzzle's own-worker cases fail as not run once the main lane stopped."""
+def looping_eightpuzzle(tmp_path):
+    """A folder holding the reference eight puzzle with an Astar that never returns."""
     folder = tmp_path / 'loops'
     folder.mkdir()
     source = (ROOT / 'reference' / 'eightpuzzle.py').read_text()
@@ -104,6 +104,12 @@ def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy,
 
         EightPuzzle.Astar = _loop
         '''))
+    return folder
+
+
+def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy, run, tmp_path):
+    """The eight puzzle's own-worker cases fail as not run once the main lane stopped."""
+    folder = looping_eightpuzzle(tmp_path)
     quick = quick_limits(policy, 'eightpuzzle', 3)
     result, _ = graded(quick, run, folder, 'eightpuzzle')
     own = {c.name: c for c in result.checks if c.name in ('hard', 'unsolvable')}
@@ -118,23 +124,8 @@ def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(policy, run, tmp_pat
                                                             monkeypatch):
     """One lane at a time, the own lanes start after the main lane stopped: their cases are
     judged as not run without a sandbox of their own, with the verdicts of waiting."""
-    from grader.sandbox.session import Session
-    folder = tmp_path / 'loops'
-    folder.mkdir()
-    source = (ROOT / 'reference' / 'eightpuzzle.py').read_text()
-    (folder / 'eightpuzzle.py').write_text(source + textwrap.dedent('''
-        def _loop(self, state):
-            while True:
-                pass
-
-        EightPuzzle.Astar = _loop
-        '''))
-    booted, spawn = [], Session.spawn
-
-    def recording(self):
-        booted.append(self)
-        return spawn(self)
-    monkeypatch.setattr(Session, 'spawn', recording)
+    folder = looping_eightpuzzle(tmp_path)
+    booted = spawns(monkeypatch)
     quick = quick_limits(policy, 'eightpuzzle', 3)
     one_at_a_time = engine.Run(quick, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(quick, folder, run=one_at_a_time,
@@ -143,7 +134,7 @@ def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(policy, run, tmp_pat
     own = [c for c in result.checks if c.name in ('hard', 'unsolvable')]
     assert own and all(f['message'].startswith(engine.Hangs.NOT_RUN)
                        for c in own for f in c.failures)
-    monkeypatch.setattr(Session, 'spawn', spawn)
+    monkeypatch.undo()
     waiting, _ = graded(quick_limits(policy, 'eightpuzzle', 0), run, folder, 'eightpuzzle')
     assert verdicts(result) == verdicts(waiting)
 

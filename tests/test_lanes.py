@@ -10,7 +10,7 @@ import pytest
 
 from grader import config, engine
 from grader.errors import UserError
-from gradertest import ROOT, SUBMISSIONS
+from gradertest import ROOT, SUBMISSIONS, spawns
 
 
 def with_own_worker(policy, exercise, keys):
@@ -25,18 +25,6 @@ def outcomes(result):
 def graded(policy, run, folder, jobs):
     lane_run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation, jobs=jobs)
     return engine.grade(policy, folder, run=lane_run, only=['eightpuzzle']).exercise('eightpuzzle')
-
-
-def spawns(monkeypatch):
-    """Record each sandbox booted (:meth:`Session.spawn`, spares included)."""
-    from grader.sandbox.session import Session
-    booted, spawn = [], Session.spawn
-
-    def recording(self):
-        booted.append(self)
-        return spawn(self)
-    monkeypatch.setattr(Session, 'spawn', recording)
-    return booted
 
 
 def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, submission,
