@@ -186,3 +186,22 @@ def test_a_result_never_holds_nan_or_infinity(seconds):
     result = Result(grader_version='0', assignment='a', score=seconds, max_score=1.0,
                     exercises=[exercise], isolation={}, fixtures_digest='', calibration={})
     json.dumps(result.to_dict(), allow_nan=False)
+
+
+@SETTINGS
+@given(st.one_of(st.text(max_size=5000), st.integers(), st.none(), st.just(10 ** 5000)),
+       st.text(min_size=1, max_size=3000).filter(str.isidentifier))
+def test_a_failure_is_described_within_the_reply_s_error_field(code, function):
+    """Whatever a submission exits with or raises, from a function of any name, the sentence
+    fits the case reply's error field: the report says what happened, not that the reply
+    was malformed."""
+    from grader.child import channel
+    namespace = {}
+    exec(f'def {function}(error):\n    raise error\n', namespace)  # noqa: S102 - test code
+    room = protocol.CASE_SCHEMA['properties']['error']['maxLength']
+    for error in (SystemExit(code), ValueError(code)):
+        try:
+            namespace[function](error)
+        except BaseException as exc:  # noqa: B036
+            kind, text = channel.describe(exc, {'<string>'})
+        assert kind in protocol.FAILURE_KINDS and len(text) <= room, (kind, len(text))

@@ -69,11 +69,26 @@ def safe_text(exc, limit=300):
     if len(args) == 1 and type(args[0]) is str:
         detail = args[0]
     elif args and all(type(a) in (str, int, float) for a in args):
-        detail = ', '.join(str(a) for a in args)
+        try:
+            detail = ', '.join(str(a) for a in args)
+        except ValueError:      # an int too long to print (Python 3.11+)
+            detail = '...'
     else:
         detail = ''
     line = f'{type_name(exc)}: {detail}' if detail else type_name(exc)
     return ' '.join(line.split())[:limit]
+
+
+def exit_code_text(code, limit=200):
+    """``sys.exit``'s argument as its call would show it, cut to ``limit`` characters (an
+    int, a str or None; anything else is ``...``: its repr would run student code)."""
+    if type(code) not in (int, str, type(None)):
+        return '...'
+    try:
+        shown = repr(code)
+    except ValueError:      # an int too long to print (Python 3.11+)
+        return '...'
+    return shown if len(shown) <= limit else shown[:limit] + '...'
 
 
 def type_name(obj):
@@ -119,11 +134,11 @@ def describe(exc, student_files):
 
     ``kind`` is one of a fixed set (``exit``, ``recursion``, ``memory``,
     ``input``, ``disk``, ``missing-module``, ``exception``): it is all a
-    report may show of a case whose input is hidden.
+    report may show of a case whose input is hidden.  The sentence is short
+    (a few hundred characters), whatever the exception holds.
     """
     if isinstance(exc, SystemExit):
-        code = exc.code if type(exc.code) in (int, str, type(None)) else '...'
-        kind, text = 'exit', f'called sys.exit({code!r})'
+        kind, text = 'exit', f'called sys.exit({exit_code_text(exc.code)})'
     elif isinstance(exc, RecursionError):
         kind, text = 'recursion', 'hit the recursion limit (endless recursion?)'
     elif isinstance(exc, MemoryError):
@@ -139,5 +154,5 @@ def describe(exc, student_files):
         kind, text = 'exception', 'raised ' + safe_text(exc)
     where = student_frame(exc, student_files)
     if where:
-        text += f' (line {where[0]}, in {where[1]})'
+        text += f' (line {where[0]}, in {where[1][:100]})'
     return kind, text

@@ -244,10 +244,6 @@ def evaluate(module, payload):
     return new_game(module, board).evaluation(rules.copy_board(board))
 
 
-ERROR_CHARS = 2000
-"""Longest error text of one board (as the reply of a call of its own allows)."""
-
-
 def evaluated(module, board, ctx):
     """One board of an ``evaluations`` request: ``{"value": <plain>}``, or the exception the
     student's code raised for it as ``{"error", "kind"}``."""
@@ -255,7 +251,7 @@ def evaluated(module, board, ctx):
         return {'value': values.plain(evaluate(module, {'board': board}))}
     except Exception as exc:  # noqa: BLE001 - the student's failure on this board is data
         kind, text = channel.describe(exc, ctx.student_files)
-        return {'error': text[:ERROR_CHARS], 'kind': kind}
+        return {'error': text, 'kind': kind}
 
 
 # ---------------------------------------------------------------- games
