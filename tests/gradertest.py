@@ -20,3 +20,45 @@ def spawns(monkeypatch):
         return spawn(self)
     monkeypatch.setattr(Session, 'spawn', recording)
     return booted
+
+
+def course_copy(folder, edit):
+    """A copy of the repository's course in ``folder``: its grading.yaml as ``edit(document)``
+    changed it (the document as YAML loads it), beside links to the fixtures, hidden
+    fixtures and reference solutions it names.  Returns the new grading.yaml's path.
+
+    For tests whose subject is not a limit: a submission that times out on a case under
+    any limit (the handout's list-style eight puzzle on its unsolvable start) gets the
+    same verdict sooner under a smaller one."""
+    import yaml
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ('fixtures', 'hidden', 'reference'):
+        if (ROOT / name).exists():
+            (folder / name).symlink_to(ROOT / name, target_is_directory=True)
+    document = yaml.safe_load((ROOT / 'grading.yaml').read_text())
+    edit(document)
+    path = folder / 'grading.yaml'
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+def without_long_eightpuzzle_waits(document):
+    """Edit for :func:`course_copy`: the eight puzzle's hard and unsolvable cases get 10
+    units (the course gives 120 and 150).  The handout's list style, which cannot answer
+    the 31-move start or exhaust an unsolvable one under any limit, then fails both
+    information checks in about 1 s each instead of 5-7 s."""
+    factors = document['exercises']['eightpuzzle']['time_limit']['factors']
+    factors.update(hard=10, unsolvable=10)
+
+
+def one_of_each_kind(path, target):
+    """A copy of the fixture file ``path`` at ``target`` with the first case of each set of
+    tags only; returns ``target``."""
+    import yaml
+    data = yaml.safe_load(Path(path).read_text())
+    kinds = {}
+    for case in data['cases']:
+        kinds.setdefault(tuple(sorted(case.get('tags', []))), case)
+    data['cases'] = list(kinds.values())
+    target.write_text(yaml.safe_dump(data, sort_keys=False))
+    return target

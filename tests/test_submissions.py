@@ -8,8 +8,10 @@ A variant designed to time out (a loop that never ends, a search that needs
 hours) may name, under ``limits``, time-limit factors of its exercise to grade it
 with instead of the course's, and under ``min_seconds`` a smaller floor for every
 limit: it times out under any limit, so a smaller one gives the same verdict
-sooner.  ``GRADER_SLOW_TESTS=1`` grades every variant
-under the course's own limits.
+sooner.  Likewise ``check_limits`` may lower a check's count limits
+(``{check: {parameter: value}}``, e.g. the route planner's expansions per stop)
+for a variant stopped by its counts whatever they are.  ``GRADER_SLOW_TESTS=1``
+grades every variant under the course's own limits.
 """
 import dataclasses
 import os
@@ -29,17 +31,26 @@ def variants():
 
 def course_for(policy, exercise, verdict):
     """The course ``exercise``'s variant is graded under: the repository's, with the
-    factors of the variant's ``limits`` and its ``min_seconds`` (unless GRADER_SLOW_TESTS=1)."""
+    factors of the variant's ``limits``, its ``min_seconds`` and the check parameters of its
+    ``check_limits`` (unless GRADER_SLOW_TESTS=1)."""
     limits = verdict.get('limits') or {}
     floor = verdict.get('min_seconds')
-    if not (limits or floor) or os.environ.get('GRADER_SLOW_TESTS'):
+    counts = verdict.get('check_limits') or {}
+    if not (limits or floor or counts) or os.environ.get('GRADER_SLOW_TESTS'):
         return policy
     settings = policy.exercises[exercise]
     assert set(limits) <= set(settings.factors), f'limits: no such factors in {exercise}'
     assert all(limits[k] < settings.factors[k] for k in limits), 'limits only scale down'
     assert floor is None or floor < settings.min_seconds, 'min_seconds only scales down'
+    checks = dict(settings.checks)
+    for name, lowered in counts.items():
+        assert name in checks, f'check_limits: no check {name} in {exercise}'
+        params = checks[name].params
+        assert set(lowered) <= set(params), f'check_limits: {name} has no {set(lowered)}'
+        assert all(lowered[k] < params[k] for k in lowered), 'check_limits only scale down'
+        checks[name] = dataclasses.replace(checks[name], params={**params, **lowered})
     scaled = dataclasses.replace(settings, factors={**settings.factors, **limits},
-                                 min_seconds=floor or settings.min_seconds)
+                                 min_seconds=floor or settings.min_seconds, checks=checks)
     return dataclasses.replace(policy, exercises={**policy.exercises, exercise: scaled})
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from gradertest import one_of_each_kind
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SUBMISSIONS = HERE / 'submissions'
@@ -92,19 +94,6 @@ def attack_policy(policy, tmp_path_factory):
         exercises[name] = dataclasses.replace(exercises[name], generated={},
                                               fixtures=fixtures, hidden_fixtures=())
     return dataclasses.replace(policy, load_seconds=LOAD_SECONDS, exercises=exercises)
-
-
-def one_of_each_kind(path, target):
-    """A copy of the fixture file ``path`` at ``target`` with the first case of each set of
-    tags only; returns ``target``."""
-    import yaml
-    data = yaml.safe_load(Path(path).read_text())
-    kinds = {}
-    for case in data['cases']:
-        kinds.setdefault(tuple(sorted(case.get('tags', []))), case)
-    data['cases'] = list(kinds.values())
-    target.write_text(yaml.safe_dump(data, sort_keys=False))
-    return target
 
 
 @pytest.fixture(scope='module')
