@@ -51,14 +51,19 @@ def without_long_eightpuzzle_waits(document):
     factors.update(hard=10, unsolvable=10)
 
 
-def one_of_each_kind(path, target):
-    """A copy of the fixture file ``path`` at ``target`` with the first case of each set of
-    tags only; returns ``target``."""
+def one_of_each_kind(path, target, per_kind=1):
+    """A copy of the fixture file ``path`` at ``target`` with the first ``per_kind`` cases
+    of each set of tags only (in the file's order); returns ``target``."""
+    import collections
+
     import yaml
     data = yaml.safe_load(Path(path).read_text())
-    kinds = {}
+    kept, seen = [], collections.Counter()
     for case in data['cases']:
-        kinds.setdefault(tuple(sorted(case.get('tags', []))), case)
-    data['cases'] = list(kinds.values())
+        kind = tuple(sorted(case.get('tags', [])))
+        if seen[kind] < per_kind:
+            seen[kind] += 1
+            kept.append(case)
+    data['cases'] = kept
     target.write_text(yaml.safe_dump(data, sort_keys=False))
     return target

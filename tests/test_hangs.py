@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from grader import engine
-from gradertest import ROOT, spawns
+from gradertest import ROOT, one_of_each_kind, spawns
 
 LOOP = '''
 def Minimax(board, maximizing, player):
@@ -45,17 +45,31 @@ def failed_messages(result):
     return {(f['case'], f['message']) for c in result.checks for f in c.failures}
 
 
+def fewer_cases(policy, exercise, folder):
+    """``policy`` with the first two public cases of each kind of ``exercise`` only, and two
+    positions drawn: the run that waits for every case to time out is then short, and
+    stopping after three in a row still leaves cases not run."""
+    settings = policy.exercises[exercise]
+    fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
+                     for i, path in enumerate(settings.fixtures))
+    drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
+    trimmed = dataclasses.replace(settings, fixtures=fixtures, generated=drawn)
+    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: trimmed})
+
+
 def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path):
     folder = tmp_path / 'loops'
     folder.mkdir()
     (folder / 'tictactoe.py').write_text(LOOP)
+    policy = fewer_cases(policy, 'tictactoe', tmp_path)
     stopping, stopping_seconds = graded(quick_limits(policy, 'tictactoe', 3), run, folder,
                                         'tictactoe')
     waiting, waiting_seconds = graded(quick_limits(policy, 'tictactoe', 0), run, folder,
                                       'tictactoe')
     assert verdicts(stopping) == verdicts(waiting) and stopping.score == waiting.score == 0
-    cases = [c['name'] for c in yaml.safe_load((ROOT / 'fixtures' / 'tictactoe.yaml')
-                                               .read_text())['cases']]
+    cases = [c['name'] for path in policy.exercises['tictactoe'].fixtures
+             for c in yaml.safe_load(path.read_text())['cases']]
+    assert len(cases) > 3
     messages = dict(failed_messages(stopping))
     assert all('timed out' in messages[name] and 'not run' not in messages[name]
                for name in cases[:3])
