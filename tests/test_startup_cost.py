@@ -365,8 +365,10 @@ def test_check_and_grade_import_only_what_they_use(tmp_path, cache):
     ``yaml`` where the documents are cached: not even to draw the positions of a grade."""
     folder = tmp_path / 'submission'
     folder.mkdir()
-    for exercise, variant in (('tictactoe', 'bug_value_only.py'),
-                              ('connect4', 'robust_returns_none.py')):
+    # searches that answer in about 0.5 s a grade each, with replies of every kind a search
+    # gives (full marks in tic-tac-toe, wrong answers in connect four)
+    for exercise, variant in (('tictactoe', 'alphabeta_helpers.py'),
+                              ('connect4', 'bug_no_unmake.py')):
         (folder / f'{exercise}.py').write_text(
             (ROOT / 'tests' / 'submissions' / exercise / variant).read_text())
     unused = ('yaml', 'ctypes', 'psutil')
