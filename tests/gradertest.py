@@ -3,10 +3,18 @@
 Kept out of ``conftest.py`` because several conftest modules exist in the
 tree and only one of them can be imported as ``conftest``.
 """
+import dataclasses
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSIONS = ROOT / 'tests' / 'submissions'
+
+
+def with_exercise(policy, exercise, **changes):
+    """``policy`` with the settings of ``exercise`` changed as :func:`dataclasses.replace`
+    changes them (``min_seconds=0.1``, ``factors={...}``, ``fixtures=(...)``)."""
+    settings = dataclasses.replace(policy.exercises[exercise], **changes)
+    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
 
 
 def spawns(monkeypatch):

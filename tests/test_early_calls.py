@@ -4,10 +4,9 @@ An early call runs under ``min_seconds`` (the smallest limit any call can
 have) and gets its true limit before it is judged; when one times out, the
 lane is graded again from the start under the true limits.
 """
-import dataclasses
 
 from grader import calibrate, engine
-from gradertest import SUBMISSIONS
+from gradertest import SUBMISSIONS, with_exercise
 
 
 class SlowCalibration(calibrate.Pending):
@@ -48,8 +47,7 @@ def graded(policy, run, folder, calibration):
 
 
 def with_min_seconds(policy, seconds):
-    settings = dataclasses.replace(policy.exercises['tictactoe'], min_seconds=seconds)
-    return dataclasses.replace(policy, exercises={**policy.exercises, 'tictactoe': settings})
+    return with_exercise(policy, 'tictactoe', min_seconds=seconds)
 
 
 def test_early_calls_are_judged_under_their_true_limits(policy, run, submission, monkeypatch):
@@ -83,9 +81,7 @@ def test_an_early_time_out_grades_the_lane_again_under_the_true_limits(policy, r
 def test_a_real_time_out_is_reported_with_its_true_limit(policy, run, submission):
     # Smaller limits than the course's (an endless loop times out under any): the early
     # calls' 0.1 s, the true limits' 10 units.
-    settings = policy.exercises['tictactoe']
-    policy = dataclasses.replace(policy, exercises={**policy.exercises, 'tictactoe': (
-        dataclasses.replace(settings, min_seconds=0.1, factors={'default': 10}))})
+    policy = with_exercise(policy, 'tictactoe', min_seconds=0.1, factors={'default': 10})
     assert 10 * run.unit > 0.1
     folder = submission('tictactoe', SUBMISSIONS / 'tictactoe' / 'loop_in_minimax.py')
     after = graded(policy, run, folder, dict(run.calibration))

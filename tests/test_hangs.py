@@ -5,7 +5,6 @@ now and then is graded in full; the verdicts never depend on timing.  The
 limits here are made small (``min_seconds`` 0.1 s) so that the run that waits
 for every case stays short.
 """
-import dataclasses
 import textwrap
 import time
 
@@ -13,7 +12,7 @@ import pytest
 import yaml
 
 from grader import engine
-from gradertest import ROOT, one_of_each_kind, spawns
+from gradertest import ROOT, one_of_each_kind, spawns, with_exercise
 
 LOOP = '''
 def Minimax(board, maximizing, player):
@@ -24,10 +23,9 @@ def Minimax(board, maximizing, player):
 
 def quick_limits(policy, exercise, stop_after, quick=True):
     factors = policy.exercises[exercise].factors
-    settings = dataclasses.replace(policy.exercises[exercise], min_seconds=0.1,
-                                   factors={k: 0.001 for k in factors} if quick else factors,
-                                   stop_after_timeouts=stop_after)
-    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
+    return with_exercise(policy, exercise, min_seconds=0.1,
+                         factors={k: 0.001 for k in factors} if quick else factors,
+                         stop_after_timeouts=stop_after)
 
 
 def graded(policy, run, folder, exercise):
@@ -53,8 +51,7 @@ def fewer_cases(policy, exercise, folder):
     fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
                      for i, path in enumerate(settings.fixtures))
     drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
-    trimmed = dataclasses.replace(settings, fixtures=fixtures, generated=drawn)
-    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: trimmed})
+    return with_exercise(policy, exercise, fixtures=fixtures, generated=drawn)
 
 
 def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path):

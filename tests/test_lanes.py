@@ -10,12 +10,11 @@ import pytest
 
 from grader import config, engine
 from grader.errors import UserError
-from gradertest import ROOT, SUBMISSIONS, spawns
+from gradertest import ROOT, SUBMISSIONS, spawns, with_exercise
 
 
 def with_own_worker(policy, exercise, keys):
-    settings = dataclasses.replace(policy.exercises[exercise], own_worker=tuple(keys))
-    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
+    return with_exercise(policy, exercise, own_worker=tuple(keys))
 
 
 def outcomes(result):

@@ -19,7 +19,7 @@ import os
 import pytest
 import yaml
 
-from gradertest import SUBMISSIONS
+from gradertest import SUBMISSIONS, with_exercise
 
 
 def variants():
@@ -49,9 +49,8 @@ def course_for(policy, exercise, verdict):
         assert set(lowered) <= set(params), f'check_limits: {name} has no {set(lowered)}'
         assert all(lowered[k] < params[k] for k in lowered), 'check_limits only scale down'
         checks[name] = dataclasses.replace(checks[name], params={**params, **lowered})
-    scaled = dataclasses.replace(settings, factors={**settings.factors, **limits},
-                                 min_seconds=floor or settings.min_seconds, checks=checks)
-    return dataclasses.replace(policy, exercises={**policy.exercises, exercise: scaled})
+    return with_exercise(policy, exercise, factors={**settings.factors, **limits},
+                         min_seconds=floor or settings.min_seconds, checks=checks)
 
 
 @pytest.mark.parametrize('exercise,variant,verdict', list(variants()))

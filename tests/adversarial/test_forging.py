@@ -8,7 +8,6 @@ report must (or must not) contain.  The honest twins -- ``alphabeta_twin`` (an
 ordinary alpha-beta) and ``minimax_twin`` (an ordinary minimax) -- show what
 the same search earns without the trick: every trick gains nothing.
 """
-import dataclasses
 import json
 import math
 import shutil
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gradertest import ROOT, SUBMISSIONS
+from gradertest import ROOT, SUBMISSIONS, with_exercise
 
 HERE = Path(__file__).resolve().parent / 'forging'
 TWIN = HERE / 'alphabeta_twin.py'
@@ -114,10 +113,7 @@ def graded(policy, run, tmp_path_factory):
             shutil.copy(HERE / f'{name}.py', folder / 'tictactoe.py')
         course, this_run = policy, run
         if name in ENDLESS:
-            settings = dataclasses.replace(policy.exercises['tictactoe'], min_seconds=0.3,
-                                           factors={'default': 5})
-            course = dataclasses.replace(policy, exercises={**policy.exercises,
-                                                            'tictactoe': settings})
+            course = with_exercise(policy, 'tictactoe', min_seconds=0.3, factors={'default': 5})
             this_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
         started = time.monotonic()
         result = engine.grade(course, folder, run=this_run, only=['tictactoe'])
