@@ -85,7 +85,10 @@ def attack_policy(policy, tmp_path_factory):
     public case of each kind (:func:`one_of_each_kind`) and no positions drawn at grading
     time: whether an attack changes their score does not depend on how many cases they
     have (every check still has its cases, and the score is compared with the same
-    course's grade of the reference)."""
+    course's grade of the reference).  The attacked tic-tac-toe keeps two public cases
+    of each kind and two drawn positions: what an attack reaches, and what its report
+    says, does not depend on how many cases it is called on (its verdicts under the whole
+    course are test_forging.py's and test_submissions.py's)."""
     folder = tmp_path_factory.mktemp('attack-fixtures')
     exercises = dict(policy.exercises)
     for name in _other_exercises(policy):
@@ -93,6 +96,11 @@ def attack_policy(policy, tmp_path_factory):
                          for i, path in enumerate(exercises[name].fixtures))
         exercises[name] = dataclasses.replace(exercises[name], generated={},
                                               fixtures=fixtures, hidden_fixtures=())
+    attacked = exercises['tictactoe']
+    fixtures = tuple(one_of_each_kind(path, folder / f'tictactoe-{i}.yaml', per_kind=2)
+                     for i, path in enumerate(attacked.fixtures))
+    exercises['tictactoe'] = dataclasses.replace(
+        attacked, fixtures=fixtures, generated=dict(attacked.generated, count=2))
     return dataclasses.replace(policy, load_seconds=LOAD_SECONDS, exercises=exercises)
 
 
