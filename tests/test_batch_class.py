@@ -19,6 +19,7 @@ from bench.batch import make_class, variants, zip_class
 from grader import config
 from grader.batch import archives, bundle, compare, exports
 from grader.batch.gradebook import Gradebook
+from gradertest import one_of_each_kind
 from test_batch_run import run_cli
 
 pytestmark = pytest.mark.timeout(1800)
@@ -47,12 +48,18 @@ DRAWN = 2
 def class_course(policy, folder):
     """The course the class is graded under, by the batch and alone alike: the
     repository's (copied as the batch ships it), with :data:`DRAWN` positions drawn
-    per exercise and imports stopped after 2 s.  Whether the batch gives the grade of
-    grading alone does not depend on how many cases there are or how long an import
-    may run; the verdicts under the course's own settings are tests/test_submissions.py's.
+    per exercise, two public cases of each kind in the games' fixtures
+    (:func:`gradertest.one_of_each_kind`) and imports stopped after 2 s.  Whether the
+    batch gives the grade of grading alone does not depend on how many cases there are
+    or how long an import may run; the verdicts under the course's own settings are
+    tests/test_submissions.py's.
     """
     blob, _ = bundle.make(policy)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
+    for exercise in ('tictactoe', 'connect4'):
+        for fixture in policy.exercises[exercise].fixtures:
+            path = folder / fixture.relative_to(policy.root)
+            one_of_each_kind(path, path, per_kind=2)
     path = folder / 'grading.yaml'
     data = yaml.safe_load(path.read_text())
     data['sandbox']['load_seconds'] = 2
