@@ -55,10 +55,8 @@ import re
 import shutil
 import sqlite3
 import statistics
-import struct
 import subprocess
 import sys
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -458,8 +456,8 @@ def readable(path):
     """What a file holds as a reader of its format sees it: every row of a SQLite database
     (its raw pages split a long text where a page ends, and the next page's number, read as
     text, can make a number of a few digits out of the one before: ``line 368`` once showed
-    as ``5368`` there), the text chunks of a PNG image (the rest is compressed pixels), and
-    any other file as UTF-8 text."""
+    as ``5368`` there), the text chunks of a PNG image as Pillow reads them (the rest is
+    compressed pixels), and any other file as UTF-8 text."""
     data = path.read_bytes()
     if data.startswith(b'SQLite format 3\x00'):
         database = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
@@ -468,15 +466,9 @@ def readable(path):
         finally:
             database.close()
     if data.startswith(b'\x89PNG\r\n\x1a\n'):
-        texts, at = [], 8
-        while at + 8 <= len(data):
-            size, kind = struct.unpack('>I4s', data[at:at + 8])
-            if kind in (b'tEXt', b'zTXt', b'iTXt'):
-                body = data[at + 8:at + 8 + size]
-                texts.append((zlib.decompress(body.split(b'\x00', 1)[1][1:])
-                              if kind == b'zTXt' else body).decode('utf-8', 'replace'))
-            at += 12 + size
-        return '\n'.join(texts)
+        from PIL import Image  # matplotlib's own dependency: the PNG is matplotlib's
+        with Image.open(path) as image:
+            return '\n'.join(f'{key}: {value}' for key, value in image.text.items())
     return data.decode('utf-8', 'replace')
 
 
