@@ -75,3 +75,17 @@ def one_of_each_kind(path, target, per_kind=1):
     data['cases'] = kept
     target.write_text(yaml.safe_dump(data, sort_keys=False))
     return target
+
+
+def fewer_cases(policy, exercise, folder):
+    """``policy`` with the first two public cases of each kind of ``exercise`` only (copies
+    of its fixture files in ``folder``), and at most two positions drawn.  For tests whose
+    subject is not the number of cases: a run that waits for every case to time out is
+    then short, and stopping after three in a row still leaves cases not run; the pruning
+    positions (a kind of their own) are still there."""
+    settings = policy.exercises[exercise]
+    folder.mkdir(parents=True, exist_ok=True)
+    fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
+                     for i, path in enumerate(settings.fixtures))
+    drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
+    return with_exercise(policy, exercise, fixtures=fixtures, generated=drawn)

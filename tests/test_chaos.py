@@ -40,19 +40,24 @@ def Minimax(board, maximizing, player):
         pass
 '''
 SIZE = 9
+FACTOR = 5
+"""Tic-tac-toe's time limits in the chaos course, in units (about 0.05 s each here)."""
 
 
 @pytest.fixture(scope='module')
 def chaos_class(policy, tmp_path_factory):
     """The class's folder; beside it, ``course/``: the course it is graded under, the
     class test's (:func:`test_batch_class.class_course`, fewer positions drawn) with
-    tic-tac-toe's limits at least 0.3 s instead of 1 s (the looping hand-in times out
-    sooner): whether a resumed batch gives the uninterrupted grades does not depend on
-    how many cases there are or how long a time-out takes."""
+    tic-tac-toe's limits :data:`FACTOR` units and at least 0.3 s instead of 40 units and
+    at least 1 s (the looping hand-in times out sooner; the honest hand-ins of the class
+    answer every case in under 0.03 s): whether a resumed batch gives the uninterrupted
+    grades does not depend on how many cases there are or how long a time-out takes."""
     folder = tmp_path_factory.mktemp('chaos')
     path = class_course(policy, folder / 'course')
     data = yaml.safe_load(path.read_text())
-    data['exercises']['tictactoe']['time_limit']['min_seconds'] = 0.3
+    limits = data['exercises']['tictactoe']['time_limit']
+    assert all(FACTOR < factor for factor in limits['factors'].values())
+    limits.update(min_seconds=0.3, factors={name: FACTOR for name in limits['factors']})
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     source = quick_folder_class(folder / 'class', SIZE)
     (source / 's04' / 'tictactoe.py').write_text(LOOPS)

@@ -199,11 +199,26 @@ def test_plays_well_requests_only_when_games_are_set():
     assert len(EXERCISE.requests(case('middle-11-d4'), on)) == 2
 
 
+def games_only(settings, folder):
+    """``settings`` with the public cases tagged ``games`` only (a copy of the fixture file
+    in ``folder``), and no position drawn: the games are played on those cases, and the
+    other cases' searches (three at depth 6) are not what plays_well is about."""
+    fixtures = []
+    for i, path in enumerate(settings.fixtures):
+        data = yaml.safe_load(path.read_text())
+        data['cases'] = [c for c in data['cases'] if 'games' in c.get('tags', ())]
+        assert data['cases'], f'{path}: no case tagged games'
+        fixtures.append(folder / f'connect4-{i}.yaml')
+        fixtures[-1].write_text(yaml.safe_dump(data, sort_keys=False))
+    return replace(settings, fixtures=tuple(fixtures), generated={'count': 0})
+
+
 @pytest.mark.parametrize('variant,lost', [('reference', False), ('bug_wrong_side.py', True)])
-def test_plays_well_in_the_sandbox(variant, lost, policy, run, submission):
+def test_plays_well_in_the_sandbox(variant, lost, policy, run, submission, tmp_path):
     from grader import engine
     path = ROOT / 'reference' / 'connect4.py' if variant == 'reference' else VARIANTS / variant
-    settings = replace_settings(plays_well={'games': 2, 'depth': 3, 'max_losses': 0})
+    settings = games_only(replace_settings(plays_well={'games': 2, 'depth': 3, 'max_losses': 0}),
+                          tmp_path)
     patched = replace(policy, exercises={**policy.exercises, 'connect4': settings})
     games_run = engine.Run(patched, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(patched, submission('connect4', path), run=games_run,

@@ -2,11 +2,15 @@
 
 An early call runs under ``min_seconds`` (the smallest limit any call can
 have) and gets its true limit before it is judged; when one times out, the
-lane is graded again from the start under the true limits.
+lane is graded again from the start under the true limits.  Each test grades
+two public cases of each kind and two drawn positions
+(:func:`gradertest.fewer_cases`): what happens to an early call does not
+depend on how many there are, and the pruning positions, the slowest, are
+among them.
 """
 
 from grader import calibrate, engine
-from gradertest import SUBMISSIONS, with_exercise
+from gradertest import SUBMISSIONS, fewer_cases, with_exercise
 
 
 class SlowCalibration(calibrate.Pending):
@@ -50,7 +54,9 @@ def with_min_seconds(policy, seconds):
     return with_exercise(policy, 'tictactoe', min_seconds=seconds)
 
 
-def test_early_calls_are_judged_under_their_true_limits(policy, run, submission, monkeypatch):
+def test_early_calls_are_judged_under_their_true_limits(policy, run, submission, monkeypatch,
+                                                       tmp_path):
+    policy = fewer_cases(policy, 'tictactoe', tmp_path / 'course')
     folder = submission('tictactoe', SUBMISSIONS / 'tictactoe' / 'minimax_make_undo.py')
     after = graded(policy, run, folder, dict(run.calibration))
     seen = attempts(monkeypatch)
@@ -62,10 +68,10 @@ def test_early_calls_are_judged_under_their_true_limits(policy, run, submission,
 
 
 def test_an_early_time_out_grades_the_lane_again_under_the_true_limits(policy, run, submission,
-                                                                     monkeypatch):
+                                                                     monkeypatch, tmp_path):
     # min_seconds of 1 ms: the plain-minimax pruning positions (0.1 s each) time out
     # while early, but pass under their true limits.
-    tight = with_min_seconds(policy, 0.001)
+    tight = with_min_seconds(fewer_cases(policy, 'tictactoe', tmp_path / 'course'), 0.001)
     folder = submission('tictactoe', SUBMISSIONS / 'tictactoe' / 'minimax_make_undo.py')
     after = graded(tight, run, folder, dict(run.calibration))
     never = SlowCalibration(dict(run.calibration), 10 ** 6)   # early for every call
@@ -78,10 +84,11 @@ def test_an_early_time_out_grades_the_lane_again_under_the_true_limits(policy, r
     assert all('timed out' not in c.message for c in early.checks)
 
 
-def test_a_real_time_out_is_reported_with_its_true_limit(policy, run, submission):
+def test_a_real_time_out_is_reported_with_its_true_limit(policy, run, submission, tmp_path):
     # Smaller limits than the course's (an endless loop times out under any): the early
     # calls' 0.1 s, the true limits' 10 units.
-    policy = with_exercise(policy, 'tictactoe', min_seconds=0.1, factors={'default': 10})
+    policy = with_exercise(fewer_cases(policy, 'tictactoe', tmp_path / 'course'), 'tictactoe',
+                           min_seconds=0.1, factors={'default': 10})
     assert 10 * run.unit > 0.1
     folder = submission('tictactoe', SUBMISSIONS / 'tictactoe' / 'loop_in_minimax.py')
     after = graded(policy, run, folder, dict(run.calibration))

@@ -2,8 +2,8 @@
 
 The score must be the one waiting would give; a submission that times out
 now and then is graded in full; the verdicts never depend on timing.  The
-limits here are made small (``min_seconds`` 0.1 s) so that the run that waits
-for every case stays short.
+limits here are made small (``min_seconds`` 0.05 s where every call loops) so
+that the run that waits for every case stays short.
 """
 import textwrap
 import time
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from grader import engine
-from gradertest import ROOT, one_of_each_kind, spawns, with_exercise
+from gradertest import ROOT, fewer_cases, spawns, with_exercise
 
 LOOP = '''
 def Minimax(board, maximizing, player):
@@ -21,10 +21,12 @@ def Minimax(board, maximizing, player):
 '''
 
 
-def quick_limits(policy, exercise, stop_after, quick=True):
+def quick_limits(policy, exercise, stop_after, factor=0.001, floor=0.05):
+    """``policy`` with every limit of ``exercise`` ``factor`` units and at least ``floor``
+    seconds (by default the floor alone: a call that loops times out under any limit)."""
     factors = policy.exercises[exercise].factors
-    return with_exercise(policy, exercise, min_seconds=0.1,
-                         factors={k: 0.001 for k in factors} if quick else factors,
+    return with_exercise(policy, exercise, min_seconds=floor,
+                         factors={k: factor for k in factors},
                          stop_after_timeouts=stop_after)
 
 
@@ -41,17 +43,6 @@ def verdicts(result):
 
 def failed_messages(result):
     return {(f['case'], f['message']) for c in result.checks for f in c.failures}
-
-
-def fewer_cases(policy, exercise, folder):
-    """``policy`` with the first two public cases of each kind of ``exercise`` only, and two
-    positions drawn: the run that waits for every case to time out is then short, and
-    stopping after three in a row still leaves cases not run."""
-    settings = policy.exercises[exercise]
-    fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
-                     for i, path in enumerate(settings.fixtures))
-    drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
-    return with_exercise(policy, exercise, fixtures=fixtures, generated=drawn)
 
 
 def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path):
@@ -77,8 +68,9 @@ def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy,
 
 
 def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
-    """The reference, except that it loops on the first two cases and on the fourth
-    (under the policy's limits, which the reference meets everywhere)."""
+    """The reference, except that it loops on the first two cases and on the fourth, under
+    limits of 5 units and at least 0.1 s (the course's are 40 units and at least 1 s): the
+    reference answers every case in under 0.03 s, a tenth of them."""
     from grader import exercises, fixtures
     plugin, settings = exercises.get('tictactoe'), policy.exercises['tictactoe']
     cases = fixtures.load_cases(plugin, settings)[0]
@@ -95,7 +87,7 @@ def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
                     pass
             return _search(board, maximizing, player)
         '''))
-    result, _ = graded(quick_limits(policy, 'tictactoe', 3, quick=False), run, folder,
+    result, _ = graded(quick_limits(policy, 'tictactoe', 3, factor=5, floor=0.1), run, folder,
                        'tictactoe')
     messages = failed_messages(result)
     timed_out = {case for case, message in messages}
