@@ -89,3 +89,34 @@ def fewer_cases(policy, exercise, folder):
                      for i, path in enumerate(settings.fixtures))
     drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
     return with_exercise(policy, exercise, fixtures=fixtures, generated=drawn)
+
+
+DRAWN = 2
+"""Positions drawn per exercise in :func:`quick_course`."""
+
+
+def quick_course(policy, folder):
+    """A copy of ``policy``'s course in ``folder`` (as the batch ships it, so every file it
+    names is there), with :data:`DRAWN` positions drawn per exercise, two public cases of
+    each kind in the games' fixtures (:func:`one_of_each_kind`) and imports stopped after
+    2 s; returns its grading.yaml.  For the tests of the batch: whether a batch gives the
+    grade of grading alone, resumes, regrades or stops cleanly does not depend on how
+    many cases there are or how long an import may run; the verdicts under the course's
+    own settings are tests/test_submissions.py's."""
+    import yaml
+
+    from grader.batch import archives, bundle
+    blob, _ = bundle.make(policy)
+    archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
+    for exercise in ('tictactoe', 'connect4'):
+        for fixture in policy.exercises[exercise].fixtures:
+            path = folder / fixture.relative_to(policy.root)
+            one_of_each_kind(path, path, per_kind=2)
+    path = folder / 'grading.yaml'
+    data = yaml.safe_load(path.read_text())
+    data['sandbox']['load_seconds'] = 2
+    for exercise in data['exercises'].values():
+        if exercise.get('generated', {}).get('count', 0) > DRAWN:
+            exercise['generated']['count'] = DRAWN
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

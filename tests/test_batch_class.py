@@ -8,18 +8,17 @@ assignment.  With GRADER_SLOW_TESTS=1
 (``make slow``) the class has 200 students: the rest are correct alpha-beta
 submissions, the most common hand-in, which add grading time, not verdicts
 (``GRADER_CLASS_SIZE`` sets any size), graded under the course's own settings;
-otherwise under :func:`class_course`, with fewer positions drawn.
+otherwise under :func:`gradertest.quick_course`, with fewer cases.
 """
 import os
 
 import pytest
-import yaml
 
 from bench.batch import make_class, variants, zip_class
 from grader import config
-from grader.batch import archives, bundle, compare, exports
+from grader.batch import archives, compare, exports
 from grader.batch.gradebook import Gradebook
-from gradertest import one_of_each_kind
+from gradertest import quick_course
 from test_batch_run import run_cli
 
 pytestmark = pytest.mark.timeout(1800)
@@ -41,42 +40,13 @@ def class_size(policy):
     return min(CLASS_SIZE, len(variants(policy)['tictactoe']))
 
 
-DRAWN = 2
-"""Positions drawn per exercise in the class's course (the slow run: the course's own)."""
-
-
-def class_course(policy, folder):
-    """The course the class is graded under, by the batch and alone alike: the
-    repository's (copied as the batch ships it), with :data:`DRAWN` positions drawn
-    per exercise, two public cases of each kind in the games' fixtures
-    (:func:`gradertest.one_of_each_kind`) and imports stopped after 2 s.  Whether the
-    batch gives the grade of grading alone does not depend on how many cases there are
-    or how long an import may run; the verdicts under the course's own settings are
-    tests/test_submissions.py's.
-    """
-    blob, _ = bundle.make(policy)
-    archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
-    for exercise in ('tictactoe', 'connect4'):
-        for fixture in policy.exercises[exercise].fixtures:
-            path = folder / fixture.relative_to(policy.root)
-            one_of_each_kind(path, path, per_kind=2)
-    path = folder / 'grading.yaml'
-    data = yaml.safe_load(path.read_text())
-    data['sandbox']['load_seconds'] = 2
-    for exercise in data['exercises'].values():
-        if exercise.get('generated', {}).get('count', 0) > DRAWN:
-            exercise['generated']['count'] = DRAWN
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
-
-
 def test_a_class(tmp_path, policy, run):
     from grader import engine
     size = class_size(policy)
     if os.environ.get('GRADER_SLOW_TESTS'):
         path = policy.path
     else:
-        path = class_course(policy, tmp_path / 'course')
+        path = quick_course(policy, tmp_path / 'course')
         policy = config.load(path)
         run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation)
     made = make_class(tmp_path / 'class', size, policy, seed=2024,

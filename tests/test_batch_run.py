@@ -1,8 +1,9 @@
 """``grader batch`` / ``grader regrade`` end to end on small classes.
 
-The class is made of example submissions that grade quickly; each test that
-grades says what it checks.  The generated class of 200 is in
-test_batch_class.py.
+The class is made of example submissions that grade quickly, graded under
+:func:`gradertest.quick_course` (fewer cases: what a batch keeps, resumes or
+regrades does not depend on how many there are); each test that grades says
+what it checks.  The generated class of 200 is in test_batch_class.py.
 """
 import json
 import os
@@ -21,7 +22,7 @@ import yaml
 from grader.batch import archives, bundle, compare, exports
 from grader.batch.cli import main as batch_main
 from grader.batch.gradebook import Gradebook
-from gradertest import ROOT, SUBMISSIONS
+from gradertest import ROOT, SUBMISSIONS, quick_course
 from test_batch_archives import make_zip
 
 QUICK = ['alphabeta_nested', 'alphabeta_helpers', 'bug_no_undo', 'syntax_error',
@@ -68,12 +69,19 @@ def history(out):
 
 
 @pytest.fixture(scope='module')
-def graded_class(tmp_path_factory):
+def course(policy, tmp_path_factory):
+    """The grading.yaml of these tests' course (:func:`gradertest.quick_course`)."""
+    return quick_course(policy, tmp_path_factory.mktemp('course'))
+
+
+@pytest.fixture(scope='module')
+def graded_class(course, tmp_path_factory):
     """The quick class graded once by a local pool of 2 workers."""
     folder = tmp_path_factory.mktemp('batch')
     source = moodle_class(folder / 'download.zip', QUICK)
     out = folder / 'out'
-    assert run_cli('batch', source, '--out', out, '--workers', 2, '--no-progress') == 0
+    assert run_cli('batch', source, '--out', out, '--workers', 2, '--no-progress',
+                   config=course) == 0
     return source, out
 
 
@@ -90,9 +98,11 @@ def test_every_submission_is_graded_or_listed_with_its_reason(graded_class):
     assert records['201'].result['exercises'][0]['submitted']    # the zip upload was found
 
 
-def test_batch_scores_equal_grading_each_submission_alone(graded_class, policy, run, tmp_path):
-    from grader import engine
+def test_batch_scores_equal_grading_each_submission_alone(graded_class, course, run, tmp_path):
+    from grader import config, engine
     _, out = graded_class
+    policy = config.load(course)
+    run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation)
     with Gradebook(out) as book:
         for record in book.records():
             if record.status != 'graded':
@@ -126,9 +136,9 @@ def test_outputs_for_the_instructor_and_the_students(graded_class):
     assert json.loads(row['result_json'])['submission']['key'] == '200'
 
 
-def test_an_existing_gradebook_needs_resume_or_regrade(graded_class, capsys):
+def test_an_existing_gradebook_needs_resume_or_regrade(graded_class, course, capsys):
     source, out = graded_class
-    assert run_cli('batch', source, '--out', out, '--no-progress') == 2
+    assert run_cli('batch', source, '--out', out, '--no-progress', config=course) == 2
     assert '--resume' in capsys.readouterr().err
 
 
@@ -145,11 +155,13 @@ def copy_gradebook(out, folder):
     return folder
 
 
-def test_resume_keeps_results_and_regrades_only_a_changed_resubmission(graded_class, tmp_path):
+def test_resume_keeps_results_and_regrades_only_a_changed_resubmission(graded_class, course,
+                                                                       tmp_path):
     source, _ = graded_class
     out = copy_gradebook(graded_class[1], tmp_path / 'out')
     before = history(out)
-    assert run_cli('batch', source, '--out', out, '--resume', '--no-progress') == 0
+    assert run_cli('batch', source, '--out', out, '--resume', '--no-progress',
+                   config=course) == 0
     assert history(out) == before
     # Student 200 hands in again with a changed file; everyone else is unchanged.
     changed = tmp_path / 'download.zip'
@@ -160,7 +172,7 @@ def test_resume_keeps_results_and_regrades_only_a_changed_resubmission(graded_cl
                 data = variant('bug_no_undo')
             new.writestr(info, data)
     assert run_cli('batch', changed, '--out', out, '--resume', '--workers', 1,
-                   '--no-progress') == 0
+                   '--no-progress', config=course) == 0
     after = history(out)
     assert len(after['200']) == 2 and after['200'][0]['current'] == 0
     assert {k: v for k, v in after.items() if k != '200'} == \
@@ -180,10 +192,11 @@ def fixed_policy(policy, folder):
     return folder / 'grading.yaml', case['name']
 
 
-def test_regrade_diff_shows_whose_score_would_change_before_writing(graded_class, policy,
+def test_regrade_diff_shows_whose_score_would_change_before_writing(graded_class, course,
                                                                    tmp_path, capsys):
+    from grader import config as configs
     copy = copy_gradebook(graded_class[1], tmp_path / 'out')
-    config, case = fixed_policy(policy, tmp_path / 'course')
+    config, case = fixed_policy(configs.load(course), tmp_path / 'fixed')
     correct = ['200', '201']                    # alphabeta_nested, alphabeta_helpers
     before = history(copy)
     capsys.readouterr()
@@ -219,12 +232,13 @@ def descendants():
     return alive
 
 
-def test_dask_local_cluster_gives_the_same_verdicts(graded_class, tmp_path):
+def test_dask_local_cluster_gives_the_same_verdicts(graded_class, course, tmp_path):
     import distributed  # noqa: F401  (grader[batch], installed with the tests: fail, never skip)
     source, out = graded_class
     earlier = descendants()
     dask_out = tmp_path / 'dask'
-    assert run_cli('batch', source, '--out', dask_out, '--dask-local', 2, '--no-progress') == 0
+    assert run_cli('batch', source, '--out', dask_out, '--dask-local', 2, '--no-progress',
+                   config=course) == 0
     local = current_results(out)
     remote = current_results(dask_out)
     assert {k: (r.status, compare.verdict(r.result)) for k, r in remote.items()} == \
@@ -279,9 +293,9 @@ def scratch():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def start_batch(source, out, *extra, env=None):
+def start_batch(source, out, config, *extra, env=None):
     return subprocess.Popen(
-        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(config),
          'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress', *extra],
         cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         env=env)
@@ -306,13 +320,14 @@ it is still being graded, several time-outs long, when the others are done."""
 
 
 @pytest.mark.parametrize('sig', [signal.SIGKILL, signal.SIGINT])
-def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig, scratch):
+def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig, scratch,
+                                                                  course):
     from test_interrupts import SLEEPS, being_graded, wait_until
     source = quick_folder_class(tmp_path / 'class', RESUMED)
     (source / SLEEPER / 'tictactoe.py').write_text(SLEEPS)
     quick = {f's{i:02d}' for i in range(RESUMED)} - {SLEEPER}
     out = tmp_path / 'out'
-    proc = start_batch(source, out, env=scratch)
+    proc = start_batch(source, out, course, env=scratch)
     # Stopped once every quick hand-in has its row and the sleeper is in a sandbox:
     # what is finished then is known, whatever the machine's speed.
     wait_until(lambda: set(graded_rows(out)) == quick, proc)
@@ -331,7 +346,7 @@ def test_resume_after_kill_or_interrupt_loses_and_regrades_nothing(tmp_path, sig
     # are graded in test_interrupts; here only the bookkeeping matters).
     (source / SLEEPER / 'tictactoe.py').write_bytes(variant(QUICK[0]))
     resumed = subprocess.run(
-        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+        [sys.executable, '-m', 'grader.batch.cli', '--config', str(course),
          'batch', str(source), '--out', str(out), '--resume', '--workers', '2', '--no-progress'],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=scratch)
     assert resumed.returncode == 0, resumed.stderr

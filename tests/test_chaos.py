@@ -27,8 +27,7 @@ import yaml
 
 from grader.batch import compare
 from grader.batch.gradebook import Gradebook
-from gradertest import ROOT
-from test_batch_class import class_course
+from gradertest import ROOT, quick_course
 from test_batch_run import graded_rows, quick_folder_class
 from test_interrupts import alive, marked_groups, private_tmp
 
@@ -47,13 +46,13 @@ FACTOR = 5
 @pytest.fixture(scope='module')
 def chaos_class(policy, tmp_path_factory):
     """The class's folder; beside it, ``course/``: the course it is graded under, the
-    class test's (:func:`test_batch_class.class_course`, fewer positions drawn) with
+    batch tests' (:func:`gradertest.quick_course`, fewer cases) with
     tic-tac-toe's limits :data:`FACTOR` units and at least 0.3 s instead of 40 units and
     at least 1 s (the looping hand-in times out sooner; the honest hand-ins of the class
     answer every case in under 0.03 s): whether a resumed batch gives the uninterrupted
     grades does not depend on how many cases there are or how long a time-out takes."""
     folder = tmp_path_factory.mktemp('chaos')
-    path = class_course(policy, folder / 'course')
+    path = quick_course(policy, folder / 'course')
     data = yaml.safe_load(path.read_text())
     limits = data['exercises']['tictactoe']['time_limit']
     assert all(FACTOR < factor for factor in limits['factors'].values())

@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from grader.sandbox import layers, leftovers, registry
-from gradertest import ROOT
+from gradertest import ROOT, quick_course
 
 SLEEPS = '''
 import time
@@ -162,19 +162,23 @@ def test_an_interrupted_run_removes_every_copy_and_child(tmp_path, scratch, comm
 
 
 @pytest.fixture
-def hanging_class(tmp_path):
-    """Eight quick hand-ins and two whose every call sleeps."""
+def hanging_class(tmp_path, policy):
+    """Eight quick hand-ins and two whose every call sleeps; beside them, ``course/``: the
+    course they are graded under (:func:`gradertest.quick_course`, fewer cases: how a
+    batch stops does not depend on how many there are)."""
     from test_batch_run import quick_folder_class
     source = quick_folder_class(tmp_path / 'class', 10)
     for name in ('s02', 's07'):
         (source / name / 'tictactoe.py').write_text(SLEEPS)
+    quick_course(policy, tmp_path / 'course')
     return source
 
 
 def batch(source, out, tmp, *extra):
     env = {**os.environ, 'TMPDIR': str(tmp)}
     return subprocess.Popen(
-        [sys.executable, '-m', 'grader.batch.cli', '--config', str(ROOT / 'grading.yaml'),
+        [sys.executable, '-m', 'grader.batch.cli',
+         '--config', str(source.parent / 'course' / 'grading.yaml'),
          'batch', str(source), '--out', str(out), '--workers', '2', '--no-progress', *extra],
         cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE)
