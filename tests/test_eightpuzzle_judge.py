@@ -292,6 +292,47 @@ def test_an_uncounted_search_keeps_its_answers_by_its_cpu_time(cases, settings):
     assert not any(o.passed for o in outcomes if o.check == 'heuristic')
 
 
+def under_a_burst(cases, settings, work, fixed=0.0008, burst=0.0015):
+    """The review of starts searched without counts, ``work`` seconds each (one run), each
+    after its own baseline request (as :func:`judge.paired` asks), the lane's five last
+    baselines slowed by a burst of load (``burst`` seconds on three of them)."""
+    outcomes = [base.Outcome('_import', '(module)', True, measured={'cpu': 0.0005})]
+    for name in HEAVY:
+        case = cases[name]
+        assert judge.paired(case)
+        outcomes += EXERCISE.judge(case, [Reply(status='ok', observation={}, cpu=fixed),
+                                          search_reply(case, 0, fixed + work)], settings)
+    for i, extra in enumerate([0, 0.0001, burst, burst * 1.3, burst * 1.4]):
+        outcomes.append(base.Outcome('_baseline', f'baseline-{i}', True,
+                                     measured={'cpu': fixed + extra}))
+    return EXERCISE.review(outcomes, settings, {'unit': 0.045})
+
+
+def test_a_burst_of_load_over_the_last_baselines_hides_no_search(cases, settings):
+    """An A* with its own move generator (not counted) takes 1.3 ms a start: the baselines
+    taken beside the starts show it, whatever a burst did to the lane's last ones; a table
+    of answers (0.1 ms) is still no search.  (With the five last baselines alone the
+    search was not seen: their median and spread were the burst's.)"""
+    _, facts = under_a_burst(cases, settings, work=0.0013)
+    assert facts['searched'], facts['search_cpu']
+    only_last = evidence.overhead([0.0008, 0.0009, 0.0023, 0.00275, 0.0029])[0]
+    assert 0.0008 + 0.0013 - only_last < 0.015 * 0.045     # below the floor, as it was
+    outcomes, facts = under_a_burst(cases, settings, work=0.0001)
+    assert not facts['searched']
+    assert all(not o.passed for o in outcomes if o.check == 'validity')
+
+
+def test_required_starts_of_ten_moves_or_more_are_searched_after_a_baseline(cases, settings):
+    for case in cases.values():
+        requests = EXERCISE.requests(case, settings)
+        if judge.paired(case):
+            assert len(requests) == 2 and requests[0].payload == judge.NO_SEARCH_REQUEST
+            assert requests[1].payload['state'] == list(case.input['state'])
+        elif requests and 'unsolvable' not in case.tags:
+            assert len(requests) == 1 and requests[0].payload.get('reps') != 0
+    assert sum(judge.paired(c) for c in cases.values()) >= 5
+
+
 def test_counts_that_miss_most_of_the_work_are_not_confirmed(cases, settings):
     replies = honest(cases)
     name = 'length-20-b'

@@ -105,6 +105,23 @@ def spread_of(baseline):
     return max(cpus) - min(cpus) if len(cpus) > 1 else 0.0
 
 
+def typical_spread(baseline):
+    """How far the CPU seconds of the ``baseline`` requests typically lie apart: twice the
+    distance from the lowest to their median (the whole range of an even spread), 0 with
+    fewer than three.
+
+    Load only ever adds CPU time (cache misses, page faults), so the lowest is the quiet
+    cost; unlike :func:`spread_of`, requests slowed by a burst of load do not set it as
+    long as they are fewer than half, while a module whose every case varies (work at
+    import) still does.  For baselines taken all through a lane (see the eight puzzle's
+    paired starts).
+    """
+    cpus = [item[1] if isinstance(item, tuple) else item for item in baseline]
+    if len(cpus) < 3:
+        return 0.0
+    return 2 * (statistics.median(cpus) - min(cpus))
+
+
 def work(sample, costs):
     """CPU seconds of one run of ``sample``'s search, the costs besides it taken off."""
     fixed, per_run = costs
