@@ -308,16 +308,23 @@ sandbox, deadline = [psutil.Process(first)], time.monotonic() + 10
 while len(sandbox) < expected and time.monotonic() < deadline:
     time.sleep(0.05)
     sandbox = [psutil.Process(first)] + psutil.Process(first).children(recursive=True)
-time.sleep(1.0)                             # the case process is in its call
+time.sleep(0.3)                             # the case process is in its call
 os.kill(holder.pid, signal.SIGKILL)         # the grading process alone, outright
-time.sleep(2.0)
-alive = [p.pid for p in sandbox if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+def running():
+    return [p.pid for p in sandbox if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+deadline = time.monotonic() + 2.0
+while running() and time.monotonic() < deadline:
+    time.sleep(0.05)
+alive = running()
 print(json.dumps({"sandbox": len(sandbox), "alive": alive}), flush=True)
 for pid in alive:
     os.kill(pid, signal.SIGKILL)            # what this test started, by pid
 '''
 """Grades in a process of its own (the holder), kills that process outright in the middle
-of a call, and reports which of its sandbox's processes still run 2 s later.  It adopts
+of a call, and reports which of its sandbox's processes still run 2 s later (it stops
+looking as soon as none does).  It adopts
 the orphans (a subreaper that never sweeps them), as no grader is left to."""
 
 
