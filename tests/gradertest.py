@@ -59,9 +59,10 @@ def without_long_eightpuzzle_waits(document):
     factors.update(hard=10, unsolvable=10)
 
 
-def one_of_each_kind(path, target, per_kind=1):
+def one_of_each_kind(path, target, per_kind=1, without=()):
     """A copy of the fixture file ``path`` at ``target`` with the first ``per_kind`` cases
-    of each set of tags only (in the file's order); returns ``target``."""
+    of each set of tags only (in the file's order), and none tagged with a tag of
+    ``without``; returns ``target``."""
     import collections
 
     import yaml
@@ -69,6 +70,8 @@ def one_of_each_kind(path, target, per_kind=1):
     kept, seen = [], collections.Counter()
     for case in data['cases']:
         kind = tuple(sorted(case.get('tags', [])))
+        if set(kind) & set(without):
+            continue
         if seen[kind] < per_kind:
             seen[kind] += 1
             kept.append(case)

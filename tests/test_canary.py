@@ -69,7 +69,10 @@ from grader.exercises.tictactoe import board as boards
 from gradertest import ROOT, one_of_each_kind
 
 GENERATED = 7
-"""Positions drawn per submission: one of each phase of the game (one to seven marks)."""
+"""Tic-tac-toe positions drawn per submission: one of each phase of the game (one to seven
+marks)."""
+GENERATED_CONNECT4 = 3
+"""Connect-four positions drawn per submission (the course draws 8)."""
 
 CHANNELS = ('exception-type', 'exception-message', 'sys-exit', 'value', 'move', 'class-name',
             'counts', 'evidence', 'evidence-public', 'move-text', 'stdout', 'stderr', 'warnings',
@@ -364,18 +367,21 @@ def hidden_connect4(oracle):
 def course(tmp_path_factory):
     """A copy of the course with hidden fixtures and generated positions switched on, and
     of the public positions of tic-tac-toe and connect four the first of each kind only
-    (:func:`gradertest.one_of_each_kind`): whether a hidden mark leaves through a report
-    does not depend on how many public cases there are beside it, and every channel still
-    marks public positions in every check."""
+    (:func:`gradertest.one_of_each_kind`; connect four's searches at depth 6 left out) and
+    :data:`GENERATED_CONNECT4` connect-four positions drawn: whether a hidden mark leaves
+    through a report does not depend on how many public cases there are beside it, or how
+    deep they are searched, and every channel still marks public positions in every
+    check."""
     root = tmp_path_factory.mktemp('course')
     shutil.copytree(ROOT / 'fixtures', root / 'fixtures')
     for exercise in ('tictactoe', 'connect4'):
         path = root / 'fixtures' / f'{exercise}.yaml'
-        one_of_each_kind(path, path)
+        one_of_each_kind(path, path, without=('deep',))
     shutil.copytree(ROOT / 'reference', root / 'reference',
                     ignore=shutil.ignore_patterns('__pycache__'))
     document = yaml.safe_load((ROOT / 'grading.yaml').read_text())
     document['exercises']['tictactoe']['generated'] = {'count': GENERATED}
+    document['exercises']['connect4']['generated'] = {'count': GENERATED_CONNECT4}
     document['assignments'] = {'oulu-exercise-1': document['assignments']['oulu-exercise-1']}
     (root / 'grading.yaml').write_text(yaml.safe_dump(document, sort_keys=False))
     (root / 'hidden').mkdir()

@@ -29,6 +29,9 @@ DAEMON_MARK = Path('/tmp/grader-adversarial-daemon.txt')
 WRITTEN = 'written by a submission'
 LOAD_SECONDS = 2.0
 """Import limit for this suite (the policy's 5 s would only make it slower)."""
+SLOW_TAGS = ('deep',)
+"""Cases the other exercises do without here: connect four's searches at depth 6 (their
+checks have cases of every other kind)."""
 
 
 @dataclasses.dataclass
@@ -82,17 +85,17 @@ def _stray_cgroups():
 def attack_policy(policy, tmp_path_factory):
     """The course for this suite: imports stopped after :data:`LOAD_SECONDS`, and the
     other exercises (graded beside every attack, to show it cannot reach them) with one
-    public case of each kind (:func:`one_of_each_kind`) and no positions drawn at grading
-    time: whether an attack changes their score does not depend on how many cases they
-    have (every check still has its cases, and the score is compared with the same
-    course's grade of the reference).  The attacked tic-tac-toe keeps two public cases
-    of each kind and two drawn positions: what an attack reaches, and what its report
-    says, does not depend on how many cases it is called on (its verdicts under the whole
-    course are test_forging.py's and test_submissions.py's)."""
+    public case of each kind (:func:`one_of_each_kind`), none of :data:`SLOW_TAGS`, and no
+    positions drawn at grading time: whether an attack changes their score does not
+    depend on how many cases they have (every check still has its cases, and the score is
+    compared with the same course's grade of the reference).  The attacked tic-tac-toe
+    keeps two public cases of each kind and two drawn positions: what an attack reaches,
+    and what its report says, does not depend on how many cases it is called on (its
+    verdicts under the whole course are test_forging.py's and test_submissions.py's)."""
     folder = tmp_path_factory.mktemp('attack-fixtures')
     exercises = dict(policy.exercises)
     for name in _other_exercises(policy):
-        fixtures = tuple(one_of_each_kind(path, folder / f'{name}-{i}.yaml')
+        fixtures = tuple(one_of_each_kind(path, folder / f'{name}-{i}.yaml', without=SLOW_TAGS)
                          for i, path in enumerate(exercises[name].fixtures))
         exercises[name] = dataclasses.replace(exercises[name], generated={},
                                               fixtures=fixtures, hidden_fixtures=())
