@@ -190,3 +190,42 @@ def test_a_trip_is_searched_again_and_a_failing_repeat_keeps_the_first_answer():
         module.CityMap.search = search
     assert observation['expansions']['counts'] == [case['expected']['astar_expansions']]
     assert observation['chain'][0][0] == case['input']['goal'] and len(calls) == 2
+
+
+def test_a_burst_of_load_over_some_baselines_hides_no_search(policy):
+    """A set of trips is searched with baselines among its trips: an A* that cannot be
+    counted (3 ms a trip beside the 50 ms of building the city) is still seen searching
+    when a burst of load slowed two of the five baselines; a table of answers is not."""
+    from grader import exercises, fixtures
+    from grader.exercises import base
+    from grader.exercises.travel import judge
+    from grader.sandbox.session import Reply
+    plugin, settings = exercises.get('travel'), policy.exercises['travel']
+    case = next(c for c in fixtures.load_cases(plugin, settings)[0] if 'trips' in c.input)
+    kinds = [r.payload['kind'] for r in plugin.requests(case, settings)]
+    assert kinds == ['baseline', 'route', 'route', 'baseline', 'route', 'route', 'baseline',
+                     'route'][:len(kinds)] and kinds.count('route') == len(case.input['trips'])
+    assert judge.with_baselines(3) == ['baseline', 0, 1, 'baseline', 2]
+    build, runs = 0.050, 4
+
+    def review(per_run):
+        replies = [Reply(status='ok', observation={}, cpu=build) for _ in kinds]
+        outcomes = plugin.judge(case, replies, settings)
+        assert [o.check for o in outcomes] == ['_baseline'] * kinds.count('baseline') + [
+            'efficiency']
+        assert all(o.passed and o.measured['network'] == 'large' for o in outcomes[:-1])
+        efficiency = outcomes[-1]
+        efficiency.measured['samples'] = [
+            {'case': f'trip {k}', 'counts': [3] * runs, 'cpu': build + runs * per_run,
+             'right': True, 'hidden': False, 'every_astar': 800, 'floor': 400}
+            for k in range(5)]
+        baselines = [base.Outcome('_baseline', f'b{k}', True,
+                                  measured={'cpu': build + extra, 'network': 'large'})
+                     for k, extra in enumerate([0, 0.030, 0.030, 0.001, 0])]
+        return plugin.review(baselines + [efficiency], settings, {'unit': 0.045})[1]
+
+    facts = review(per_run=0.003)
+    assert facts['evidence_status'] == 'not counted' and facts['searched'], facts
+    assert not review(per_run=0.0002)['searched']
+    # Had the burst slowed three baselines in a row (as at the lane's end), it was not seen.
+    assert (runs * 0.003 - 0.030) / runs < facts['search_cpu_floor']
