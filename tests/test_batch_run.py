@@ -306,10 +306,11 @@ def stop_group(proc, sig):
     started = psutil.Process(proc.pid).children(recursive=True)
     os.killpg(proc.pid, sig)
     proc.wait(timeout=60)
-    gone, alive = psutil.wait_procs(started, timeout=20)
-    for leftover in alive:
+    from test_interrupts import outlived
+    left = outlived(started, 20)
+    for leftover in left:
         leftover.kill()
-    return alive
+    return left
 
 
 RESUMED = 10

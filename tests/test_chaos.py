@@ -29,7 +29,7 @@ from grader.batch import compare
 from grader.batch.gradebook import Gradebook
 from gradertest import ROOT, quick_course
 from test_batch_run import graded_rows, quick_folder_class
-from test_interrupts import alive, marked_groups, private_tmp
+from test_interrupts import marked_groups, outlived, private_tmp
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -136,8 +136,8 @@ def test_killed_three_times_and_resumed_the_grades_are_the_same(chaos_class, uni
         resume = True
         if sig == signal.SIGTERM:
             assert proc.returncode == 143, err.decode()
-            _, still = psutil.wait_procs(members, timeout=5)
-            assert not alive(still) and os.listdir(tmp) == [], (alive(still), os.listdir(tmp))
+            still = outlived(members, 5)
+            assert not still and os.listdir(tmp) == [], (still, os.listdir(tmp))
     assert stops == 3, 'the class was graded before three kill points came'
     proc = batch(chaos_class, out, tmp, resume=True)
     _, err = proc.communicate(timeout=600)
@@ -157,5 +157,5 @@ def test_killed_three_times_and_resumed_the_grades_are_the_same(chaos_class, uni
     assert again.returncode == 0 and verdicts(out) == uninterrupted, err.decode()
     assert os.listdir(tmp) == []
     assert not marked_groups(everyone)
-    _, still = psutil.wait_procs(tracked, timeout=5)
-    assert not alive(still), alive(still)
+    still = outlived(tracked, 5)
+    assert not still, still

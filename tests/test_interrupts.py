@@ -133,10 +133,20 @@ def alive(processes):
     return left
 
 
+def outlived(processes, seconds):
+    """Those of ``processes`` still running (zombies aside) after at most ``seconds``: it
+    stops looking once none is.  (``psutil.wait_procs`` waits until each is reaped too,
+    which the machine's init does a second or two after their parent is gone.)"""
+    deadline = time.monotonic() + seconds
+    while alive(processes) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return alive(processes)
+
+
 def assert_nothing_left(tmp, processes, pids):
     assert sorted(os.listdir(tmp)) == []
-    gone, still = psutil.wait_procs(processes, timeout=2)
-    assert not alive(still), f'processes outlived the run: {alive(still)}'
+    still = outlived(processes, 2)
+    assert not still, f'processes outlived the run: {still}'
     assert not marked_groups(pids)
 
 

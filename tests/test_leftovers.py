@@ -16,10 +16,10 @@ import pytest
 from grader.sandbox import cgroups, leftovers
 from gradertest import ROOT
 from test_interrupts import (
-    alive,
     copies_hold,
     grader,
     marked_groups,
+    outlived,
     private_tmp,
     sandboxed,
     sleeping_submission,
@@ -156,6 +156,6 @@ def test_the_next_run_of_any_kind_removes_what_a_killed_run_left(tmp_path):
     notes = [line for line in nxt.stderr.splitlines() if 'earlier grader run' in line]
     assert len(notes) == 1 and 'private folder' in notes[0], nxt.stderr
     assert os.listdir(scratch) == []
-    _, still = psutil.wait_procs(processes, timeout=5)
-    assert not alive(still), alive(still)
+    still = outlived(processes, 5)
+    assert not still, still
     assert not marked_groups({proc.pid} | {p.pid for p in processes})
