@@ -476,3 +476,36 @@ def test_an_unsolvable_start_that_times_out_is_told_why(cases, settings, waited)
     assert ('PriorityQueue' in told) == waited
     assert ('does not show a bug' in told) != waited
     assert ('3.80 s of CPU time' in told) == waited
+
+
+BUSY = '''
+import time as _time
+
+
+def _busy(astar):
+    def search(self, state):
+        burn = _time.process_time() + 0.05      # CPU time that looks like a search
+        while _time.process_time() < burn:
+            pass
+        return astar(self, state)
+    return search
+
+
+EightPuzzle.Astar = _busy(EightPuzzle.Astar)
+'''
+
+
+@pytest.mark.xfail(strict=True, reason='a search that cannot be counted is told from none by '
+                   'its CPU time alone, and a table of answers that burns CPU in each call '
+                   'has that time: the rule needs the time to follow the work of the start')
+def test_a_table_of_answers_that_burns_cpu_time_earns_nothing(policy, run, tmp_path):
+    """table_at_import.py (0 points: answered without a search), with 50 ms of CPU time
+    burnt in every call of Astar before it answers from its table."""
+    from grader import engine
+    from gradertest import SUBMISSIONS
+    folder = tmp_path / 'busy'
+    folder.mkdir()
+    table = (SUBMISSIONS / 'eightpuzzle' / 'table_at_import.py').read_text()
+    (folder / 'eightpuzzle.py').write_text(table + BUSY)
+    result = engine.grade(policy, folder, run=run, only=['eightpuzzle']).exercise('eightpuzzle')
+    assert result.score == 0, (result.score, result.facts.get('search_cpu'))
