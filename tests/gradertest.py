@@ -10,6 +10,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SUBMISSIONS = ROOT / 'tests' / 'submissions'
 
 
+def read_yaml(path):
+    """The data of the YAML file at ``path``, read with libyaml (about 7 times faster than
+    the pure-Python loader, which matters for files read while the suite is collected)."""
+    import yaml
+    return yaml.load(Path(path).read_text(encoding='utf-8'),
+                     Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))
+
+
 def with_exercise(policy, exercise, **changes):
     """``policy`` with the settings of ``exercise`` changed as :func:`dataclasses.replace`
     changes them (``min_seconds=0.1``, ``factors={...}``, ``fixtures=(...)``)."""

@@ -16,10 +16,10 @@ from grader.exercises import base
 from grader.exercises.connect4 import probe, rules
 from grader.exercises.connect4.judge import EXERCISE
 from grader.sandbox.session import Reply
-from gradertest import ROOT, SUBMISSIONS
+from gradertest import ROOT, SUBMISSIONS, read_yaml
 
 CASES = {c['name']: c for c in
-         yaml.safe_load((ROOT / 'fixtures' / 'connect4.yaml').read_text())['cases']}
+         read_yaml(ROOT / 'fixtures' / 'connect4.yaml')['cases']}
 VARIANTS = SUBMISSIONS / 'connect4'
 VALIDATOR = jsonschema.Draft202012Validator(EXERCISE.observation_schema)
 

@@ -1,5 +1,6 @@
 """Connect four: fixture file, oracle, canonical evaluation and reference agree."""
 import copy
+import functools
 import json
 import pathlib
 import random
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from grader.exercises.connect4 import rules
+from gradertest import read_yaml
 from reference import connect4 as reference
 from reference.oracles import c4bitboard
 from reference.oracles import connect4 as oracle
@@ -19,7 +21,7 @@ SCHEMA = ROOT / 'grader' / 'exercises' / 'connect4' / 'fixtures.schema.json'
 SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'connect4'
 CHECKS = {'values', 'moves', 'pruning', 'timeouts', 'balance', 'evaluation', 'plays_well'}
 
-CASES = yaml.safe_load(FIXTURE.read_text())['cases']
+CASES = read_yaml(FIXTURE)['cases']
 
 
 def case_id(case):
@@ -180,26 +182,30 @@ def random_positions(count, seed=2018):
     return positions
 
 
-POSITIONS = random_positions(400)
+@functools.lru_cache(maxsize=None)
+def positions():
+    """400 seeded random positions (made once, when a test first asks: not while the suite
+    is collected)."""
+    return random_positions(400)
 
 
 def test_random_positions_include_wins_and_open_positions():
-    assert any(rules.is_winning(b, 'o') for b in POSITIONS)
-    assert any(rules.is_winning(b, 'x') for b in POSITIONS)
+    assert any(rules.is_winning(b, 'o') for b in positions())
+    assert any(rules.is_winning(b, 'x') for b in positions())
     assert sum(rules.static_value(b) not in (512, -512, 0)
-               for b in POSITIONS) > 150
+               for b in positions()) > 150
 
 
 @pytest.mark.parametrize('o_to_move', [True, False])
 def test_canonical_evaluation_follows_the_sheet(o_to_move):
-    for board in POSITIONS + [full_draw_board()]:
+    for board in positions() + [full_draw_board()]:
         assert rules.static_value(board, o_to_move) == \
             sheet_evaluation(board, o_to_move)
 
 
 @pytest.mark.parametrize('o_to_move', [True, False])
 def test_bitboard_evaluation_follows_the_sheet(o_to_move):
-    for board in POSITIONS + [full_draw_board()]:
+    for board in positions() + [full_draw_board()]:
         o, x = c4bitboard.from_board(board)
         assert c4bitboard.evaluate(o, x, o_to_move) == \
             sheet_evaluation(board, o_to_move)
@@ -218,7 +224,7 @@ def test_canonical_evaluation_takes_the_side_to_move_from_the_root():
 
 def test_reference_evaluation_is_the_canonical_one():
     game = reference.ConnectFour()
-    for board in POSITIONS + [full_draw_board()]:
+    for board in positions() + [full_draw_board()]:
         game.moves = rules.count_pieces(board)
         game.turn = 0
         assert game.evaluation(board) == rules.static_value(board, True)

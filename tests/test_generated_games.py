@@ -9,6 +9,7 @@ with the oracles (``reference/oracles/``).  The same seed draws the same
 positions through the engine's entry point, and another seed others.
 """
 import copy
+import functools
 import random
 from collections import Counter
 
@@ -22,25 +23,32 @@ from reference.oracles import connect4 as c4_oracle
 from reference.oracles import tictactoe as ttt_oracle
 
 TTT_SEEDS = range(40)
+TTT_PER_SEED = 14
 C4_SEEDS = range(12)
+C4_PER_SEED = 8
+TTT_COUNT = len(TTT_SEEDS) * TTT_PER_SEED
+C4_COUNT = len(C4_SEEDS) * C4_PER_SEED
 
 
-def ttt_drawn():
+@functools.lru_cache(maxsize=None)
+def ttt():
+    """The tic-tac-toe positions drawn with every seed (drawn once, when a test first asks:
+    not while the suite is collected)."""
     drawn = []
     for seed in TTT_SEEDS:
-        drawn += ttt_oracle.generate(random.Random(seed), 14)
+        drawn += ttt_oracle.generate(random.Random(seed), TTT_PER_SEED)
+    assert len(drawn) == TTT_COUNT
     return drawn
 
 
-def c4_drawn():
+@functools.lru_cache(maxsize=None)
+def c4():
+    """The connect-four positions drawn with every seed (drawn once, as :func:`ttt`)."""
     drawn = []
     for seed in C4_SEEDS:
-        drawn += c4_oracle.generate(random.Random(seed), 8)
+        drawn += c4_oracle.generate(random.Random(seed), C4_PER_SEED)
+    assert len(drawn) == C4_COUNT
     return drawn
-
-
-TTT = ttt_drawn()
-C4 = c4_drawn()
 
 
 # -------------------------------------------------------------- tic-tac-toe
@@ -50,9 +58,9 @@ def cells_of(rows):
     return list(rows[2] + rows[1] + rows[0])
 
 
-@pytest.mark.parametrize('index', range(0, len(TTT), 7))
+@pytest.mark.parametrize('index', range(0, TTT_COUNT, 7))
 def test_a_drawn_tic_tac_toe_position_is_legal_reachable_and_open(index):
-    position = TTT[index]['input']
+    position = ttt()[index]['input']
     board = cells_of(position['board'])
     mover = position['player']
     waiting = 'O' if mover == 'X' else 'X'
@@ -62,14 +70,14 @@ def test_a_drawn_tic_tac_toe_position_is_legal_reachable_and_open(index):
 
 
 def test_drawn_tic_tac_toe_positions_cover_the_game():
-    marks = Counter(9 - cells_of(c['input']['board']).count('-') for c in TTT)
+    marks = Counter(9 - cells_of(c['input']['board']).count('-') for c in ttt())
     assert set(marks) >= set(range(1, 8)), marks
-    assert {c['input']['player'] for c in TTT} == {'X', 'O'}
-    assert {c['input']['maximizing'] for c in TTT} == {True, False}
-    assert sum('pruning' in c['tags'] for c in TTT) >= len(TTT_SEEDS)
+    assert {c['input']['player'] for c in ttt()} == {'X', 'O'}
+    assert {c['input']['maximizing'] for c in ttt()} == {True, False}
+    assert sum('pruning' in c['tags'] for c in ttt()) >= len(TTT_SEEDS)
     # Each seed's first two are lost whatever the side to move plays, once per role.
-    for start in range(0, len(TTT), 14):
-        first, second = TTT[start]['input'], TTT[start + 1]['input']
+    for start in range(0, TTT_COUNT, TTT_PER_SEED):
+        first, second = ttt()[start]['input'], ttt()[start + 1]['input']
         assert (first['maximizing'], second['maximizing']) == (True, False)
         for position, lost in ((first, -1), (second, 1)):
             expected = ttt_oracle.expect(position)
@@ -77,9 +85,9 @@ def test_drawn_tic_tac_toe_positions_cover_the_game():
             assert set(expected['move_values'].values()) == {lost}
 
 
-@pytest.mark.parametrize('index', range(0, len(TTT), 5))
+@pytest.mark.parametrize('index', range(0, TTT_COUNT, 5))
 def test_the_oracle_agrees_with_the_handout_search_on_drawn_positions(index):
-    position = TTT[index]['input']
+    position = ttt()[index]['input']
     expected = ttt_oracle.expect(position)
     board = cells_of(position['board'])
     value, move = reference_ttt.Minimax(list(board), position['maximizing'], position['player'])
@@ -89,25 +97,25 @@ def test_the_oracle_agrees_with_the_handout_search_on_drawn_positions(index):
 
 # -------------------------------------------------------------- connect four
 
-@pytest.mark.parametrize('index', range(0, len(C4), 4))
+@pytest.mark.parametrize('index', range(0, C4_COUNT, 4))
 def test_a_drawn_connect_four_position_is_legal_and_open_with_o_to_move(index):
-    board = rules.parse_board(C4[index]['input']['board'])
-    assert rules.position_problems(board) == [], C4[index]
+    board = rules.parse_board(c4()[index]['input']['board'])
+    assert rules.position_problems(board) == [], c4()[index]
     assert not rules.is_winning(board, 'o') and not rules.is_winning(board, 'x')
     assert rules.legal_moves(board)
 
 
 def test_drawn_connect_four_positions_cover_the_game():
-    depths = Counter(c['input']['depth'] for c in C4)
+    depths = Counter(c['input']['depth'] for c in c4())
     assert set(depths) == {1, 2, 3, 4}, depths
-    pieces = [rules.count_pieces(rules.parse_board(c['input']['board'])) for c in C4]
+    pieces = [rules.count_pieces(rules.parse_board(c['input']['board'])) for c in c4()]
     assert min(pieces) <= 6 and max(pieces) >= 20, pieces
-    assert any('pruning' in c['tags'] for c in C4)
+    assert any('pruning' in c['tags'] for c in c4())
 
 
-@pytest.mark.parametrize('index', range(0, len(C4), 3))
+@pytest.mark.parametrize('index', range(0, C4_COUNT, 3))
 def test_the_oracle_agrees_with_the_handout_alphabeta_on_drawn_positions(index):
-    position = C4[index]['input']
+    position = c4()[index]['input']
     expected = c4_oracle.expect(position)
     board = rules.parse_board(position['board'])
     game = reference_c4.ConnectFour()

@@ -13,11 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+from gradertest import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAVEL = ROOT / 'tests' / 'submissions' / 'travel'
-VERDICTS = yaml.safe_load((TRAVEL / 'verdicts.yaml').read_text(encoding='utf-8'))
+VERDICTS = read_yaml(TRAVEL / 'verdicts.yaml')
 GRADER = [sys.executable, '-m', 'grader']
 
 

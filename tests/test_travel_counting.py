@@ -12,14 +12,14 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-import yaml
 
 from grader.exercises.travel import probe
+from gradertest import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'travel'
 SMALL = (str(ROOT / 'fixtures/travel/network.json'), str(ROOT / 'fixtures/travel/lines.json'))
-CASES = yaml.safe_load((ROOT / 'fixtures/travel.yaml').read_text(encoding='utf-8'))['cases']
+CASES = read_yaml(ROOT / 'fixtures/travel.yaml')['cases']
 ROUTES = [c for c in CASES if 'start' in c['input']]
 
 

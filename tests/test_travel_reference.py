@@ -10,6 +10,7 @@ import yaml
 
 from grader import fixtures
 from grader.exercises.travel import network as tram
+from gradertest import read_yaml
 from reference import citygen
 from reference.oracles import tdijkstra
 from reference.oracles import travel as oracle
@@ -29,7 +30,7 @@ CITIES = dict(SHIPPED)
 if HELSINKI.is_dir():
     CITIES['helsinki'] = (HELSINKI / 'graph.json', HELSINKI / 'routes.json')
 
-CASES = yaml.safe_load(FIXTURE.read_text(encoding='utf-8'))['cases']
+CASES = read_yaml(FIXTURE)['cases']
 TRIP_SET = next(c for c in CASES if 'trips' in c['input'])
 ROUTE_CASES = [c for c in CASES if 'start' in c['input']] + [
     {'name': '%s-%d' % (TRIP_SET['name'], k), 'tags': TRIP_SET['tags'],
