@@ -229,3 +229,26 @@ def test_a_burst_of_load_over_some_baselines_hides_no_search(policy):
     assert not review(per_run=0.0002)['searched']
     # Had the burst slowed three baselines in a row (as at the lane's end), it was not seen.
     assert (runs * 0.003 - 0.030) / runs < facts['search_cpu_floor']
+
+
+@pytest.mark.xfail(strict=True, reason='a search that cannot be counted is told from none by '
+                   'its CPU time alone, and a table of answers that burns CPU in each call '
+                   'has that time: the rule needs the time to follow the work of the trip')
+def test_a_table_of_answers_that_burns_cpu_time_is_no_search(policy):
+    """Right answers with no counted expansion and the same 20 ms of CPU time on every
+    trip, on trips for which the reference A* expands 20 states as on those it expands
+    1600: what a table of routes plus a busy loop in each search shows.  An A* does more
+    work on a trip that needs more expansions; this does not."""
+    from grader import exercises
+    from grader.exercises import base
+    plugin, settings = exercises.get('travel'), policy.exercises['travel']
+    build, runs = 0.050, 4
+    efficiency = base.Outcome('efficiency', 'large-far-trips', True, measured={'samples': [
+        {'case': f'trip {k}', 'counts': [3] * runs, 'cpu': build + runs * 0.020, 'right': True,
+         'hidden': False, 'every_astar': every, 'floor': every // 2}
+        for k, every in enumerate([20, 100, 400, 800, 1600])]})
+    baselines = [base.Outcome('_baseline', f'b{k}', True,
+                              measured={'cpu': build, 'network': 'large'}) for k in range(5)]
+    facts = plugin.review(baselines + [efficiency], settings, {'unit': 0.045})[1]
+    assert facts['evidence_status'] == 'not counted'
+    assert not facts['searched'], facts
