@@ -22,7 +22,8 @@ given into a mark of its own, carried out by one channel only:
   positions and, on the others, counts that change when a position is
   searched again (the number, then one less), so the check of the counts
   fails there and says why; ``evidence-public`` does the same the other way
-  round (its twin, whose marks the search must find);
+  round, on one public position of each game (its twin, whose marks the
+  search must find);
 - ``stdout``, ``stderr`` (``os.write`` to descriptor 2), ``warnings``: says
   the board there;
 - ``exit-status``: ``os._exit`` with a status made from the board.
@@ -249,10 +250,11 @@ _searched = []
 
 def _evidence(board, maximizing, player):
     """Right answers; a steady count on some positions, and on the others (those not
-    public; with ``evidence-public`` the public ones) a count that changes when the
-    position is searched again: the mark, then one less."""
+    public; with ``evidence-public`` the one public position of SHOWN) a count that
+    changes when the position is searched again: the mark, then one less."""
     value, move = _answer(board, maximizing, player)
-    if (''.join(board) in PUBLIC) == (CHANNEL == 'evidence'):
+    cells = ''.join(board)
+    if (cells not in SHOWN) if CHANNEL == 'evidence-public' else (cells in PUBLIC):
         _calls(3000)
     else:
         _calls(marks('tictactoe', board)[CHANNEL] - len(_searched[:1]))
@@ -290,8 +292,9 @@ class ConnectFour(_Reference):
 
     def _evidence(self, board, depth, opponent, alpha, beta):
         """The reference's search; on some positions (those not public; with
-        ``evidence-public`` the public ones) as many leaf evaluations as the mark says in
-        the first run and one less in the next, the search's own included."""
+        ``evidence-public`` the one public position of SHOWN) as many leaf evaluations as
+        the mark says in the first run and one less in the next, the search's own
+        included."""
         if getattr(self, '_inside', False):
             return _Reference.alphabetapruning(self, board, depth, opponent, alpha, beta)
         counted, made = self.evaluation, []
@@ -304,7 +307,8 @@ class ConnectFour(_Reference):
             answer = _Reference.alphabetapruning(self, board, depth, opponent, alpha, beta)
         finally:
             self.evaluation, self._inside = counted, False
-        if (connect4_cells(board) in PUBLIC) != (CHANNEL == 'evidence'):
+        cells = connect4_cells(board)
+        if (cells in SHOWN) if CHANNEL == 'evidence-public' else (cells not in PUBLIC):
             total = marks('connect4', board)[CHANNEL] - len(_searched[:1])
             _searched.append(1)
             for _ in range(total - len(made)):
@@ -321,17 +325,36 @@ class ConnectFour(_Reference):
 
 
 def submission(folder, channel, course):
-    """The folder of the ``channel`` submission: tictactoe.py and connect4.py."""
+    """The folder of the ``channel`` submission: tictactoe.py and connect4.py.
+
+    Each file holds PUBLIC, the public positions of its game, and SHOWN, the one
+    public position on which ``evidence-public`` carries its mark (:func:`shown_public`):
+    one mark of the twin found in a report shows the search works, and the counts of
+    a search are checked on the pruning positions (its 3000-odd counted calls or
+    evaluations a search, twice, on every public position made that submission's
+    grade three times as long)."""
     folder.mkdir(parents=True)
     head = f'CHANNEL = {channel!r}\n' + MARKS + ACT
     known = sorted({''.join(board) for board in public_tictactoe(course)})
-    (folder / 'tictactoe.py').write_text(head + f'PUBLIC = set({known!r})\n' + TICTACTOE)
+    shown = ''.join(boards.from_rows(shown_public(course, 'tictactoe')['board']))
+    (folder / 'tictactoe.py').write_text(head + f'PUBLIC = set({known!r})\n'
+                                         + f'SHOWN = {{{shown!r}}}\n' + TICTACTOE)
     reference = (ROOT / 'reference' / 'connect4.py').read_text()
     known = sorted({_marks['connect4_cells'](c4rules.parse_board(rows))
                     for rows in public_connect4(course)})
+    shown = _marks['connect4_cells'](c4rules.parse_board(shown_public(course, 'connect4')['board']))
     (folder / 'connect4.py').write_text(reference + '\n\n_Reference = ConnectFour\n' + head
-                                        + f'PUBLIC = set({known!r})\n' + CONNECT4)
+                                        + f'PUBLIC = set({known!r})\n'
+                                        + f'SHOWN = {{{shown!r}}}\n' + CONNECT4)
     return folder
+
+
+def shown_public(course, exercise):
+    """The input of the first public case of ``exercise`` tagged ``pruning`` (and not
+    ``games``): a position whose counts the check of the counts looks at."""
+    cases = yaml.safe_load((fixtures_of(course) / f'{exercise}.yaml').read_text())['cases']
+    return next(c['input'] for c in cases
+                if 'pruning' in c.get('tags', []) and 'games' not in c.get('tags', []))
 
 
 # -- the course -----------------------------------------------------------------------
