@@ -108,28 +108,36 @@ DRAWN = 2
 """Positions drawn per exercise in :func:`quick_course`."""
 
 
-def quick_course(policy, folder):
+def quick_course(policy, folder, edit=None):
     """A copy of ``policy``'s course in ``folder`` (as the batch ships it, so every file it
-    names is there), with :data:`DRAWN` positions drawn per exercise, two public cases of
-    each kind in the games' fixtures (:func:`one_of_each_kind`; connect four's searches at
-    depth 6 left out) and imports stopped after 2 s; returns its grading.yaml.  For the
-    tests of the batch: whether a batch gives the grade of grading alone, resumes, regrades
-    or stops cleanly does not depend on how many cases there are or how long an import may
-    run; the verdicts under the course's own settings are tests/test_submissions.py's."""
+    names is there), with :data:`DRAWN` positions (and one large-network trip) drawn per
+    exercise, two public cases of each kind in every exercise's fixtures
+    (:func:`one_of_each_kind`; connect four's searches at depth 6 left out) and imports
+    stopped after 2 s; returns its grading.yaml.  For the tests of the batch and of the
+    ways in (command line, pytest, several assignments): whether a batch gives the grade
+    of grading alone, resumes, regrades or stops cleanly, or an entry point grades what
+    the engine grades, does not depend on how many cases there are or how long an import
+    may run; the verdicts under the course's own settings are tests/test_submissions.py's.
+    ``edit(document)`` changes its grading.yaml further, as for :func:`course_copy`."""
     import yaml
 
     from grader.batch import archives, bundle
     blob, _ = bundle.make(policy)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
-    for exercise in ('tictactoe', 'connect4'):
-        for fixture in policy.exercises[exercise].fixtures:
+    for exercise in policy.exercises.values():
+        for fixture in exercise.fixtures:
             path = folder / fixture.relative_to(policy.root)
             one_of_each_kind(path, path, per_kind=2, without=('deep',))
     path = folder / 'grading.yaml'
     data = yaml.safe_load(path.read_text())
     data['sandbox']['load_seconds'] = 2
     for exercise in data['exercises'].values():
-        if exercise.get('generated', {}).get('count', 0) > DRAWN:
-            exercise['generated']['count'] = DRAWN
+        drawn = exercise.get('generated', {})
+        if drawn.get('count', 0) > DRAWN:
+            drawn['count'] = DRAWN
+        if drawn.get('large_trips', 0) > 1:
+            drawn['large_trips'] = 1
+    if edit is not None:
+        edit(data)
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
