@@ -98,6 +98,17 @@ def test_every_submission_is_graded_or_listed_with_its_reason(graded_class):
     assert records['201'].result['exercises'][0]['submitted']    # the zip upload was found
 
 
+def test_every_worker_of_the_pool_grades_under_the_batchs_one_calibration(graded_class):
+    """The pool measures the calibration once and hands it to its workers: every student of
+    the class is graded under limits of the same unit, whichever worker graded them."""
+    _, out = graded_class
+    graded = [r for r in current_results(out).values() if r.status == 'graded']
+    workers = {r.result['calibration']['unit_seconds'] for r in graded}
+    assert len(graded) == len(QUICK) and len(workers) == 1, workers
+    samples = graded[0].result['calibration']['samples']
+    assert all(r.result['calibration']['samples'] == samples for r in graded)
+
+
 def test_batch_scores_equal_grading_each_submission_alone(graded_class, course, run, tmp_path):
     from grader import config, engine
     _, out = graded_class

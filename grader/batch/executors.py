@@ -8,7 +8,9 @@ gave up on) becomes an ``error`` outcome for that job, retried by
 ``--resume``.
 
 - :class:`LocalPool`: one process per core by default, each grading one
-  whole submission at a time with its own calibrated run.
+  whole submission at a time; the batch's calibration is measured once, here,
+  and every worker grades under it, so every student of the class gets limits
+  of the same unit (and the workers do not each time the workload again).
 - :class:`DaskCluster`: an existing scheduler (``tcp://host:8786``) or a
   LocalCluster started here; the course bundle is sent to every worker once
   and each job ships the packed submission; only the result comes back.
@@ -38,6 +40,8 @@ class LocalPool:
         self.policy = policy
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.name = 'local'
+        self.calibration = None
+        """The calibration every worker grades under (measured at the first :meth:`grade`)."""
 
     def describe(self):
         return f'{self.workers} local worker process(es)'
@@ -49,17 +53,31 @@ class LocalPool:
                                       mp_context=multiprocessing.get_context('spawn'),
                                       initializer=worker.start, initargs=(os.getpid(),))
 
+    def measure(self):
+        """The batch's calibration: measured on the first call (the workload in a process of
+        its own, as a command line's), the same dict after."""
+        if self.calibration is None:
+            from grader import calibrate
+            pending = calibrate.Pending(self.policy.calibration_repeats)
+            try:
+                self.calibration = pending.result()
+            finally:
+                pending.close()     # interrupted while it measured: its process ends too
+        return self.calibration
+
     def grade(self, jobs):
         # the course (plug-ins, engine) loads in the workers, not here
         from grader.batch import worker
         jobs = iter(jobs)
         retried = set()
         queue = []          # jobs to send again after a pool broke
+        calibration = self.measure()
         pool = self._pool()
         flying = {}
 
         def submit(job):
-            flying[pool.submit(worker.grade_local, str(self.policy.path), job)] = job
+            flying[pool.submit(worker.grade_local, str(self.policy.path), job,
+                               calibration)] = job
 
         def refill():
             while len(flying) < self.workers * IN_FLIGHT_PER_WORKER:

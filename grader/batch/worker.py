@@ -1,9 +1,12 @@
 """Grading one packed submission, in a worker process of the pool or of Dask.
 
-Each worker process keeps one :class:`grader.engine.Run` per course: it is
-calibrated once, on the machine that grades, and reused for every
-submission.  A job carries the packed files, never a path, so a local
-process and a Dask worker on another machine grade in exactly the same way:
+Each worker process keeps one :class:`grader.engine.Run` per course, reused
+for every submission.  A worker of the local pool grades under the batch's
+calibration, measured once on this machine by the pool
+(:meth:`grader.batch.executors.LocalPool.measure`); a Dask worker, maybe on
+another machine, calibrates on the machine that grades, once.  A job carries
+the packed files, never a path, so a local process and a Dask worker on
+another machine grade in exactly the same way:
 unpack into a private temporary folder, :func:`grader.engine.grade` it (the
 sandboxed children are started there), and return the outcome as plain
 data:
@@ -26,21 +29,24 @@ _courses = {}
 _lock = threading.Lock()
 
 
-def _course(name, load):
-    """The ``(policy, run)`` of a course in this process (made on first use)."""
+def _course(name, load, calibration=None):
+    """The ``(policy, run)`` of a course in this process (made on first use), its run
+    under ``calibration`` when one is given (else measured here, at the first limit)."""
     with _lock:
         if name not in _courses:
             from grader import engine  # the course loads once per worker process, at its first job
             policy = load()
-            _courses[name] = (policy, engine.Run(policy))
+            _courses[name] = (policy, engine.Run(policy, calibration=calibration))
         return _courses[name]
 
 
-def grade_local(policy_path, job):
-    """A job of the local pool (same machine: the policy is read from its file)."""
+def grade_local(policy_path, job, calibration=None):
+    """A job of the local pool (same machine: the policy is read from its file), graded
+    under the pool's ``calibration``."""
     from grader import config  # the course loads once per worker process, at its first job
     try:
-        course = _course(('path', str(policy_path)), lambda: config.load(policy_path))
+        course = _course(('path', str(policy_path)), lambda: config.load(policy_path),
+                         calibration)
     except Exception as error:      # noqa: BLE001 -- reported, then retried by --resume
         return _failure('error', f'the worker could not start grading: {error}')
     return grade(*course, job)
