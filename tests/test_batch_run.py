@@ -257,6 +257,9 @@ def test_dask_local_cluster_gives_the_same_verdicts(graded_class, course, tmp_pa
     workers = {r['worker'].split(':')[1] for rs in history(dask_out).values() for r in rs
                if r['worker']}
     assert len(workers) >= 1
+    # a cluster started here grades on this machine: one calibration for all its workers
+    units = {r.result['calibration']['unit_seconds'] for r in remote.values() if r.result}
+    assert len(units) == 1, units
     deadline = time.monotonic() + 20
     while descendants() - earlier and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -29,6 +29,17 @@ from grader.sandbox import leftovers
 IN_FLIGHT_PER_WORKER = 2
 
 
+def measure_calibration(policy):
+    """The calibration of a batch graded on this machine, for all of its workers: the
+    workload timed in a process of its own, as a command line times it."""
+    from grader import calibrate
+    pending = calibrate.Pending(policy.calibration_repeats)
+    try:
+        return pending.result()
+    finally:
+        pending.close()     # interrupted while it measured: its process ends too
+
+
 def _error(reason):
     return {'status': 'error', 'reason': reason, 'result': None, 'seconds': None, 'worker': ''}
 
@@ -54,15 +65,9 @@ class LocalPool:
                                       initializer=worker.start, initargs=(os.getpid(),))
 
     def measure(self):
-        """The batch's calibration: measured on the first call (the workload in a process of
-        its own, as a command line's), the same dict after."""
+        """The batch's calibration: measured on the first call, the same dict after."""
         if self.calibration is None:
-            from grader import calibrate
-            pending = calibrate.Pending(self.policy.calibration_repeats)
-            try:
-                self.calibration = pending.result()
-            finally:
-                pending.close()     # interrupted while it measured: its process ends too
+            self.calibration = measure_calibration(self.policy)
         return self.calibration
 
     def grade(self, jobs):
@@ -207,6 +212,9 @@ class DaskCluster:
         # the course (plug-ins, engine) loads in the workers, not here
         from grader.batch import bundle, worker
         blob, digest = bundle.make(self.policy)
+        # A cluster started here grades on this machine: its workers share one calibration,
+        # as a local pool's do.  A scheduler's workers calibrate where they run.
+        calibration = measure_calibration(self.policy) if self.local_workers else None
         cluster, client = self._connect()
         try:
             course = client.scatter(blob, broadcast=True)
@@ -220,6 +228,7 @@ class DaskCluster:
                     if job is None:
                         return
                     future = client.submit(worker.grade_remote, course, digest, job,
+                                           calibration,
                                            key=f'grade-{job["key"]}-{uuid.uuid4().hex[:8]}',
                                            pure=False, retries=1)
                     flying[future.key] = job

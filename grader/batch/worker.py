@@ -3,8 +3,9 @@
 Each worker process keeps one :class:`grader.engine.Run` per course, reused
 for every submission.  A worker of the local pool grades under the batch's
 calibration, measured once on this machine by the pool
-(:meth:`grader.batch.executors.LocalPool.measure`); a Dask worker, maybe on
-another machine, calibrates on the machine that grades, once.  A job carries
+(:func:`grader.batch.executors.measure_calibration`), as does a worker of a
+Dask cluster started here; a worker of a Dask scheduler, maybe on another
+machine, calibrates on the machine it grades on, once.  A job carries
 the packed files, never a path, so a local process and a Dask worker on
 another machine grade in exactly the same way:
 unpack into a private temporary folder, :func:`grader.engine.grade` it (the
@@ -52,11 +53,14 @@ def grade_local(policy_path, job, calibration=None):
     return grade(*course, job)
 
 
-def grade_remote(bundle_blob, digest, job):
-    """A Dask task: the course arrives as a bundle (see :mod:`grader.batch.bundle`)."""
+def grade_remote(bundle_blob, digest, job, calibration=None):
+    """A Dask task: the course arrives as a bundle (see :mod:`grader.batch.bundle`); graded
+    under ``calibration`` when the cluster runs on the machine that measured it, else
+    under this worker's own."""
     from grader.batch import bundle  # the course loads once per worker process, at its first job
     try:
-        course = _course(('bundle', digest), lambda: bundle.load(bundle_blob, digest))
+        course = _course(('bundle', digest), lambda: bundle.load(bundle_blob, digest),
+                         calibration)
     except Exception as error:      # noqa: BLE001
         return _failure('error', f'the worker could not start grading: {error}')
     return grade(*course, job)
