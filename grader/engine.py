@@ -440,11 +440,15 @@ class LaneResult:
         self.load_outcomes = []
         self.outcomes = []          # [(case index, [Outcome, ...]), ...]
         self.elapsed = self.wall = 0.0
-        """CPU seconds of the calls (measured outside the submission's process), wall seconds."""
+        """CPU seconds of the public cases' calls (measured outside the submission's process),
+        and their wall seconds: a hidden or drawn case's are left out, as what it wrote is."""
         self.import_seconds = 0.0
         self.restarts = 0
         """Sandboxes started again after one ended during a call (a crash of the runner)."""
         self.output = ''
+        """What the sandbox wrote to its real stdout and stderr during the import and the public
+        cases, up to the lane's first hidden or drawn case (what a public case still had in
+        the pipe then may be missed; nothing a hidden case wrote is in it)."""
         self.stopped_early = False
 
 
@@ -673,42 +677,55 @@ class Lane:
                     settings.import_limit(run.unit) > settings.min_seconds:
                 return None
         done.import_seconds = session.import_seconds
-        validator = plugin.observation_validator
         self._note_load(done, loaded)
         # The main lane reports a failed import once, for the whole exercise.
         cases = [] if self.main and done.problem else self.cases
         in_a_row = 0            # cases timed out in a row (see Hangs)
+        public_output = None    # the output mark when the lane's first hidden case began
         for index, case, case_requests in cases:
             registry.check()    # interrupted: no further case
-            replies = []
-            not_run = plan.hangs.skips(self, in_a_row)
-            for request in case_requests:
-                if done.problem:
-                    reply = Reply(status='error', error=done.problem)
-                elif not_run:
-                    reply = Hangs.reply()
-                elif request.needed is not None and not request.needed(replies):
-                    reply = Reply(status='error', kind='not run', error='not needed')
-                else:
-                    reply = self._call(run, session, request, early)
-                    if reply is None:
-                        return None     # the true limit is larger: again under it
-                if reply.ok and not validator.is_valid(reply.observation):
-                    reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
-                                  error='the probe reply did not have the expected shape '
-                                        '(tampered measurement?)')
-                done.elapsed += reply.cpu
-                done.wall += reply.wall
-                replies.append(reply)
+            if case.hidden and public_output is None:
+                public_output = session.output_mark()
+            replies = self._case_replies(run, session, done, case, case_requests, early,
+                                         not_run=plan.hangs.skips(self, in_a_row))
+            if replies is None:
+                return None     # the true limit is larger: again under it
             in_a_row = plan.hangs.count(self, in_a_row, replies)
             answered.append((index, case, replies, case_requests))
         done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
-        done.output = session.output(since=written)
+        done.output = session.output(since=written, until=public_output)
         done.restarts = session.starts - starts
         if loaded.ok and not done.stopped_early and plan.sandboxes.keep(session):
             return True
         session.request_exit()     # the child exits while the parent judges
         return False
+
+    def _case_replies(self, run, session, done, case, case_requests, early, not_run):
+        """The replies to one case's requests (a request not needed, or not run after the
+        lane stopped, gets a reply saying so), or None when a call was stopped under the
+        smaller, early limit.  The public cases' times are added to ``done``."""
+        validator = self.plan.plugin.observation_validator
+        replies = []
+        for request in case_requests:
+            if done.problem:
+                reply = Reply(status='error', error=done.problem)
+            elif not_run:
+                reply = Hangs.reply()
+            elif request.needed is not None and not request.needed(replies):
+                reply = Reply(status='error', kind='not run', error='not needed')
+            else:
+                reply = self._call(run, session, request, early)
+                if reply is None:
+                    return None
+            if reply.ok and not validator.is_valid(reply.observation):
+                reply = Reply(status='invalid', wall=reply.wall, limit=reply.limit,
+                              error='the probe reply did not have the expected shape '
+                                    '(tampered measurement?)')
+            if not case.hidden:     # a hidden case's time could tell what its input was
+                done.elapsed += reply.cpu
+                done.wall += reply.wall
+            replies.append(reply)
+        return replies
 
     def _note_load(self, done, loaded):
         """The load's problem, and on the main lane its warnings and load outcomes, in

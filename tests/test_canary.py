@@ -43,11 +43,11 @@ case at all; for them the test asserts that no mark of any position
 appears.
 
 Below: the sentence of the check of the counts names no count, floor, name
-or time of a hidden case (:mod:`grader.judging.evidence`); and the amount a
-submission writes to its real stdout and stderr, which the result keeps as
-``direct_output_bytes`` summed over every case, hidden and drawn ones
-included, gives a drawn position away (a strict xfail until it no longer
-does).
+or time of a hidden case (:mod:`grader.judging.evidence`); and neither the
+amount a submission writes to its real stdout and stderr
+(``direct_output_bytes``) nor the CPU and wall-clock time it spends
+(``student_seconds``, ``wall_seconds``) on a drawn position shows in its
+result: those facts are of the import and the public cases.
 """
 import functools
 import json
@@ -703,9 +703,13 @@ def test_the_check_of_the_counts_names_no_count_case_or_time_of_a_hidden_case():
     assert calm.seconds_per_unit == statistics.median([0.010 / 1000, 0.021 / 2000])
 
 
-# -- what the submission wrote to its real output -------------------------------------
+# -- what the submission wrote to its real output, and the time it took ---------------
+BURN = 1.0
+"""CPU seconds the submission below spends on the drawn position with seven marks."""
+
 AMOUNT = r'''
 import os
+import time
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
@@ -716,23 +720,28 @@ def IsWinning(board):
 
 def Minimax(board, maximizingplayer, player):
     """On a position with seven marks that is not public (a drawn one), writes as many
-    bytes to descriptor 2 as the position's number says."""
-    if board.count('-') == 2 and ''.join(board) not in PUBLIC:
+    bytes to descriptor 2 as the position's number says and spends BURN seconds of CPU;
+    on a public position, writes one byte."""
+    if ''.join(board) in PUBLIC:
+        os.write(2, b'p')
+    elif board.count('-') == 2:
         os.write(2, b'.' * marks('tictactoe', board)['counts'])
+        burnt = time.process_time() + BURN
+        while time.process_time() < burnt:
+            pass
     return 0, board.index('-')
 '''
 
 
-@pytest.mark.xfail(strict=True, reason='the result keeps direct_output_bytes, the amount every '
-                   'case wrote to the real stdout and stderr, hidden and generated ones included')
-def test_the_amount_written_to_the_real_output_tells_nothing_of_a_drawn_position(
+def test_the_amount_written_and_the_time_spent_tell_nothing_of_a_drawn_position(
         course, run, tmp_path):
     from grader import engine
     from grader.report import jsonout
     folder = tmp_path / 'amount'
     folder.mkdir()
     known = sorted({''.join(board) for board in public_tictactoe(course)})
-    (folder / 'tictactoe.py').write_text(MARKS + f'PUBLIC = set({known!r})\n' + AMOUNT)
+    (folder / 'tictactoe.py').write_text(MARKS + f'PUBLIC = set({known!r})\nBURN = {BURN}\n'
+                                         + AMOUNT)
     result = engine.grade(course, folder, run=engine.Run(course, calibration=run.calibration,
                                                          isolation=run.isolation),
                           only=['tictactoe'])
@@ -743,3 +752,6 @@ def test_the_amount_written_to_the_real_output_tells_nothing_of_a_drawn_position
     amount = marks('tictactoe', seven[0])['counts']
     text = jsonout.render(result)
     assert not re.search(rf'(?<!\d){amount}(?!\d)', text), 'the amount written is reported'
+    facts = result.exercise('tictactoe').facts
+    assert 0 < facts['direct_output_bytes'] < amount     # the public cases' bytes are counted
+    assert facts['student_seconds'] < BURN / 2 and facts['wall_seconds'] < BURN / 2, facts

@@ -118,14 +118,16 @@ DEDUCTION = Fact('deduction', '{points, reason}: points taken off the exercise o
 # -- the engine's own facts (every exercise) ---------------------------------
 ENGINE = (
     Fact('student_seconds',
-         "CPU seconds of the submission's case processes, measured outside them.",
+         "CPU seconds of the submission's case processes on the public cases, measured "
+         "outside them (a hidden or drawn case's time could tell what its input was).",
          lambda value, facts: f'{value:.2f} s of CPU in your code'),
     Fact('import_seconds', 'CPU seconds the import of the module took.',
          lambda value, facts: f'import {value:.2f} s' if value else ''),
-    Fact('wall_seconds', 'Wall-clock seconds of the sandboxed children.'),
+    Fact('wall_seconds', 'Wall-clock seconds of the sandboxed children on the public cases.'),
     Fact('child_starts', 'One, plus each restart of a sandbox that ended during a call '
          '(lanes of their own that booted a sandbox are not restarts).',
          lambda value, facts: f'sandbox restarted {value - 1} time(s)' if value > 1 else ''),
     Fact('cases', 'Cases graded, derived cases included.'),
-    Fact('direct_output_bytes', 'Bytes the submission printed.'),
+    Fact('direct_output_bytes', 'Bytes the submission wrote straight to its real stdout and '
+         'stderr during its import and public cases (capped).'),
 )

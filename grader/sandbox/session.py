@@ -674,12 +674,14 @@ class Session:
             except OSError:
                 pass
 
-    def output(self, since=None):
+    def output(self, since=None, until=None):
         """What the sandbox wrote to its real stdout/stderr (capped), as text; with ``since``
-        (an :meth:`output_mark`), only what it wrote after that mark."""
+        (an :meth:`output_mark`), only what it wrote after that mark, and with ``until``
+        (a later one), only what it wrote before that."""
         since = since or (0,) * len(self._drains)
-        return b''.join(bytes(d.kept[start:]) for d, start in zip(self._drains, since)).decode(
-            'utf-8', 'replace')
+        until = until or (None,) * len(self._drains)
+        return b''.join(bytes(d.kept[start:end]) for d, start, end in
+                        zip(self._drains, since, until)).decode('utf-8', 'replace')
 
     def output_mark(self):
         """A mark of what the sandbox has written so far (see :meth:`output`)."""
