@@ -58,6 +58,28 @@ def test_without_the_guard_the_same_ways_start_processes(graded, run, tmp_path):
     assert not outcome.leaks, outcome.leaks
 
 
+def test_only_the_attacks_listed_as_starting_processes_name_a_way_to_start_one():
+    """The leak check waits for a late daemon after the attacks of STARTS_PROCESSES only: no
+    other attack here names (in its code: names, attributes, imports) a way to start a
+    process, so none of them could leave one behind."""
+    from conftest import PROCESS_WORDS, STARTS_PROCESSES, SUBMISSIONS
+    named = {}
+    for path in sorted(SUBMISSIONS.glob('*.py')):
+        tree = ast.parse(path.read_text())
+        words = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        words |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        words |= {alias.name for node in ast.walk(tree)
+                  if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        words |= {node.module for node in ast.walk(tree)
+                  if isinstance(node, ast.ImportFrom) and node.module}
+        found = sorted(w for w in words if any(p in w for p in PROCESS_WORDS))
+        if found:
+            named[path.stem] = found
+    assert set(STARTS_PROCESSES) <= set(named), named        # the words find them
+    assert set(named) <= set(STARTS_PROCESSES), {k: v for k, v in named.items()
+                                                 if k not in STARTS_PROCESSES}
+
+
 def python(code, cwd, seconds=60):
     """Run ``code`` in a fresh interpreter (own session, killed whole on time-out)."""
     process = subprocess.Popen([sys.executable, '-c', code], cwd=cwd, stdin=subprocess.DEVNULL,
