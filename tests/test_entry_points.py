@@ -67,6 +67,13 @@ def official_score(folder):
     return json.loads(out.read_text())['score']
 
 
+@pytest.fixture(scope='module')
+def weak_score(tmp_path_factory):
+    """:func:`official_score` of :data:`WEAK` alone in its folder: what the code itself
+    deserves, the same for every clean copy of it (``check`` draws no position)."""
+    return official_score(submission(tmp_path_factory.mktemp('weak')))
+
+
 def shadowing_modules(folder, marks):
     """A module named like every standard and third-party module, each leaving a mark."""
     for name in set(STDLIB) | set(THIRD_PARTY):
@@ -77,7 +84,8 @@ def shadowing_modules(folder, marks):
 
 
 # -- python -m grader ----------------------------------------------------------------------
-def test_python_m_grader_inside_a_submission_imports_none_of_its_files(tmp_path, marks):
+def test_python_m_grader_inside_a_submission_imports_none_of_its_files(tmp_path, marks,
+                                                                      weak_score):
     folder = submission(tmp_path)
     shadowing_modules(folder, marks)
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'GRADER_CONFIG')}
@@ -86,10 +94,8 @@ def test_python_m_grader_inside_a_submission_imports_none_of_its_files(tmp_path,
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert left(marks) == [], 'student files ran in the grader: ' + ', '.join(left(marks))
     assert done.returncode in (0, 1), done.stderr
-    for name in os.listdir(folder):      # the verdict of the code itself, not of the decoys
-        if name != 'tictactoe.py':
-            os.remove(folder / name)
-    assert json.loads((tmp_path / 'r.json').read_text())['score'] == official_score(folder)
+    # the verdict of the code itself, not of the decoys
+    assert json.loads((tmp_path / 'r.json').read_text())['score'] == weak_score
 
 
 # -- the folder's own grading.yaml -------------------------------------------------------
@@ -190,7 +196,8 @@ def pytest_score(done):
     return float(lines[0].split()[1])
 
 
-def test_pytest_from_another_folder_collects_nothing_of_the_submission(tmp_path, marks):
+def test_pytest_from_another_folder_collects_nothing_of_the_submission(tmp_path, marks,
+                                                                      weak_score):
     folder = submission(tmp_path)
     hostile_pytest_files(folder, marks)
     workdir = tmp_path / 'instructor'
@@ -199,8 +206,7 @@ def test_pytest_from_another_folder_collects_nothing_of_the_submission(tmp_path,
     assert left(marks) == [], 'student files ran in pytest: ' + ', '.join(left(marks))
     assert 'FAILED ../submission/tictactoe.py::values' in done.stdout, done.stdout
     assert 'test_evil' not in done.stdout and 'test_more' not in done.stdout
-    clean = submission(tmp_path / 'clean')
-    assert pytest_score(done) == round(official_score(clean), 2) < 2.5
+    assert pytest_score(done) == round(weak_score, 2) < 2.5
 
 
 def without_ini_files(folder):
@@ -208,7 +214,7 @@ def without_ini_files(folder):
         os.remove(folder / name)
 
 
-def test_the_submission_as_an_argument_too_is_never_collected(tmp_path, marks):
+def test_the_submission_as_an_argument_too_is_never_collected(tmp_path, marks, weak_score):
     """pytest collects its arguments, but not the submission folder among them."""
     folder = submission(tmp_path)
     hostile_pytest_files(folder, marks)
@@ -220,8 +226,7 @@ def test_the_submission_as_an_argument_too_is_never_collected(tmp_path, marks):
     assert left(marks) == [], 'student files ran in pytest: ' + ', '.join(left(marks))
     assert 'PASSED tests/test_own.py::test_own' in done.stdout, done.stdout
     assert 'test_evil' not in done.stdout and 'test_more' not in done.stdout
-    clean = submission(tmp_path / 'clean')
-    assert pytest_score(done) == round(official_score(clean), 2)
+    assert pytest_score(done) == round(weak_score, 2)
 
 
 def test_grading_is_refused_when_pytest_read_the_submissions_configuration(tmp_path):
@@ -237,7 +242,7 @@ def test_grading_is_refused_when_pytest_read_the_submissions_configuration(tmp_p
 
 @pytest.mark.parametrize('module', [False, True], ids=['pytest', 'python-m-pytest'])
 def test_pytest_inside_the_submission_folder_loads_no_conftest_and_no_module_of_it(
-        tmp_path, marks, module):
+        tmp_path, marks, module, weak_score):
     """Neither the folder's conftest.py files, nor its tests, nor modules named like the
     grader's imports run.  Out of any plug-in's reach, and left out here: the ini files
     pytest reads before plug-ins load, and, as ``python -m pytest`` puts the folder first
@@ -253,8 +258,7 @@ def test_pytest_inside_the_submission_folder_loads_no_conftest_and_no_module_of_
                 os.remove(folder / f'{name}.py')
     done = run_pytest(folder, '--grader-submission=.', module=module)
     assert left(marks) == [], 'student files ran in pytest: ' + ', '.join(left(marks))
-    clean = submission(tmp_path / 'clean')
-    assert pytest_score(done) == round(official_score(clean), 2)
+    assert pytest_score(done) == round(weak_score, 2)
 
 
 def test_pytest_inside_a_plain_submission_folder_activates_without_loading_its_modules(
