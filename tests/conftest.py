@@ -42,18 +42,26 @@ values: ``fixtures.verify`` here, the oracle writing the file and ``grader fixtu
 --regenerate`` in test_eightpuzzle_reference.py.  Alone each takes about 9 s; in one
 process the three take about 10.6 s (the first 9.2 s, the others 1.1 s and 0.25 s)."""
 
+MODULES_WITH = {
+    'test_eightpuzzle_judge.py': 'test_eightpuzzle_reference',
+    'test_eightpuzzle_generated.py': 'test_eightpuzzle_reference'}
+"""Whole modules run in another module's group: these three use the table of every eight
+puzzle state's distance (reference/oracles/puzzle_table.py, a breadth-first search of
+181,440 states, about 1.7 s, kept per process)."""
+
 
 def pytest_itemcollected(item):
     """Under pytest-xdist (``make test``), each module of :data:`SHARED_BY_MODULE` runs on
     one worker (``--dist loadgroup``), so its shared grading is done once, not per worker;
-    a test of :data:`SHARED_WITH` joins the group it names.
+    a test of :data:`SHARED_WITH`, or a module of :data:`MODULES_WITH`, joins the group it
+    names.
 
     Marked as each test is collected: pytest-xdist reads the ``xdist_group`` marks in a
     ``pytest_collection_modifyitems`` hook of its own, which ran before this file's (so
     each such module's fixture was built on both workers)."""
     if not item.config.pluginmanager.hasplugin('xdist'):
         return
-    group = SHARED_WITH.get(f'{item.path.name}::{item.name}')
+    group = SHARED_WITH.get(f'{item.path.name}::{item.name}') or MODULES_WITH.get(item.path.name)
     if group is None and item.path.name in SHARED_BY_MODULE:
         group = item.path.stem
     if group is not None:

@@ -2,7 +2,7 @@
 import ast
 from pathlib import Path
 
-from conftest import SHARED_BY_MODULE, SHARED_WITH
+from conftest import MODULES_WITH, SHARED_BY_MODULE, SHARED_WITH
 
 TESTS = Path(__file__).resolve().parent
 
@@ -24,4 +24,6 @@ def test_every_module_with_a_module_scoped_fixture_runs_on_one_worker():
     assert 'test_canary.py' in modules                  # the search finds them
     assert modules <= set(SHARED_BY_MODULE), sorted(modules - set(SHARED_BY_MODULE))
     assert set(SHARED_BY_MODULE) <= {path.name for path in TESTS.rglob('test_*.py')}
-    assert all(group.replace('.py', '') == group for group in SHARED_WITH.values())
+    groups = {*SHARED_WITH.values(), *MODULES_WITH.values()}
+    assert {f'{group}.py' for group in groups} <= set(SHARED_BY_MODULE)
+    assert set(MODULES_WITH) <= set(SHARED_BY_MODULE)
