@@ -141,3 +141,32 @@ def quick_course(policy, folder, edit=None):
         edit(data)
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
+
+
+# -- which tests share a worker under pytest-xdist (see conftest.pytest_itemcollected) --
+SHARED_BY_MODULE = (
+    'test_attacks.py', 'test_forging.py', 'test_batch_moodle.py', 'test_batch_run.py',
+    'test_batch_safety.py', 'test_canary.py', 'test_chaos.py', 'test_eightpuzzle_generated.py',
+    'test_entry_points.py', 'test_many_assignments.py', 'test_plugin_course.py',
+    'test_eightpuzzle_judge.py', 'test_eightpuzzle_reference.py', 'test_gradescope.py',
+    'test_travel_generated.py', 'test_travel_plugin.py', 'test_travel_reference.py',
+    'test_writers.py')
+"""Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""
+
+SHARED_WITH = {
+    'test_fixtures.py::test_expected_values_match_the_reference[eightpuzzle]':
+        'test_eightpuzzle_reference'}
+"""Single tests run in another module's group, on the worker of that module's tests.
+
+The eight puzzle's oracle keeps its slow A* runs per process (``functools`` caches in
+reference/oracles/eightpuzzle.py), and three tests work out the fixture file's expected
+values: ``fixtures.verify`` here, the oracle writing the file and ``grader fixtures
+--regenerate`` in test_eightpuzzle_reference.py.  Alone each takes about 9 s; in one
+process the three take about 10.6 s (the first 9.2 s, the others 1.1 s and 0.25 s)."""
+
+MODULES_WITH = {
+    'test_eightpuzzle_judge.py': 'test_eightpuzzle_reference',
+    'test_eightpuzzle_generated.py': 'test_eightpuzzle_reference'}
+"""Whole modules run in another module's group: these three use the table of every eight
+puzzle state's distance (reference/oracles/puzzle_table.py, a breadth-first search of
+181,440 states, about 1.7 s, kept per process)."""

@@ -2,7 +2,7 @@
 import ast
 from pathlib import Path
 
-from conftest import MODULES_WITH, SHARED_BY_MODULE, SHARED_WITH
+from gradertest import MODULES_WITH, SHARED_BY_MODULE, SHARED_WITH
 
 TESTS = Path(__file__).resolve().parent
 
@@ -19,7 +19,7 @@ def module_scoped(path):
 def test_every_module_with_a_module_scoped_fixture_runs_on_one_worker():
     """Under ``--dist loadgroup`` a module's tests are spread over the workers, and its
     module-scoped fixture (a course built, a class graded) is then made on each: the
-    modules that have one are grouped (conftest.SHARED_BY_MODULE)."""
+    modules that have one are grouped (gradertest.SHARED_BY_MODULE)."""
     modules = {path.name for path in TESTS.rglob('test_*.py') if module_scoped(path)}
     assert 'test_canary.py' in modules                  # the search finds them
     assert modules <= set(SHARED_BY_MODULE), sorted(modules - set(SHARED_BY_MODULE))

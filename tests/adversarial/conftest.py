@@ -20,6 +20,7 @@ import psutil
 import pytest
 
 from gradertest import one_of_each_kind
+from spawning import DAEMON_WAIT, STARTS_PROCESSES
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -29,16 +30,6 @@ DAEMON_MARK = Path('/tmp/grader-adversarial-daemon.txt')
 WRITTEN = 'written by a submission'
 LOAD_SECONDS = 2.0
 """Import limit for this suite (the policy's 5 s would only make it slower)."""
-STARTS_PROCESSES = ('daemon', 'fork_flood', 'process_starts')
-"""The attacks that try to start processes: only a process one of them started could
-outlive the sandbox and write later, so the check waits :data:`DAEMON_WAIT` seconds after
-these before it looks (tests/adversarial/test_process_starts.py checks that no other
-attack here names a way to start one)."""
-DAEMON_WAIT = 0.3
-PROCESS_WORDS = ('fork', 'spawn', 'Popen', 'subprocess', 'multiprocessing', 'system',
-                 'execv', 'execl', 'pty', 'ctypes', 'daemon', 'clone')
-"""Words a submission that starts a process would hold (``os.fork``, ``posix_spawn``,
-``os.system``, ``os.execv``, a libc call through ``ctypes`` ...)."""
 SLOW_TAGS = ('deep',)
 """Cases the other exercises do without here: connect four's searches at depth 6 (their
 checks have cases of every other kind)."""

@@ -62,9 +62,9 @@ def test_only_the_attacks_listed_as_starting_processes_name_a_way_to_start_one()
     """The leak check waits for a late daemon after the attacks of STARTS_PROCESSES only: no
     other attack here names (in its code: names, attributes, imports) a way to start a
     process, so none of them could leave one behind."""
-    from conftest import PROCESS_WORDS, STARTS_PROCESSES, SUBMISSIONS
+    from spawning import PROCESS_WORDS, STARTS_PROCESSES
     named = {}
-    for path in sorted(SUBMISSIONS.glob('*.py')):
+    for path in sorted((Path(__file__).parent / 'submissions').glob('*.py')):
         tree = ast.parse(path.read_text())
         words = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         words |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
