@@ -110,26 +110,44 @@ def looping_eightpuzzle(tmp_path):
     return folder
 
 
-def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(policy, run, tmp_path):
+@pytest.fixture(scope='module')
+def eightpuzzle_course(policy, tmp_path_factory):
+    """The eight puzzle with two public cases of each kind (hard and unsolvable among them)
+    and two drawn starts (:func:`gradertest.fewer_cases`): what a stopped lane does to the
+    lanes of their own does not depend on how many cases they have."""
+    return fewer_cases(policy, 'eightpuzzle', tmp_path_factory.mktemp('eightpuzzle'))
+
+
+@pytest.fixture(scope='module')
+def eightpuzzle_waiting(eightpuzzle_course, run, tmp_path_factory):
+    """The verdicts of the looping eight puzzle when every case waits for its time-out."""
+    folder = looping_eightpuzzle(tmp_path_factory.mktemp('waiting'))
+    waiting, _ = graded(quick_limits(eightpuzzle_course, 'eightpuzzle', 0), run, folder,
+                        'eightpuzzle')
+    assert not any('not run' in m for _, m in failed_messages(waiting))
+    return verdicts(waiting)
+
+
+def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(
+        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path):
     """The eight puzzle's own-worker cases fail as not run once the main lane stopped."""
     folder = looping_eightpuzzle(tmp_path)
-    quick = quick_limits(policy, 'eightpuzzle', 3)
+    quick = quick_limits(eightpuzzle_course, 'eightpuzzle', 3)
     result, _ = graded(quick, run, folder, 'eightpuzzle')
     own = {c.name: c for c in result.checks if c.name in ('hard', 'unsolvable')}
     assert own and all(c.cases_total > 0 for c in own.values())
     for check in own.values():
         assert all(f['message'].startswith(engine.Hangs.NOT_RUN) for f in check.failures)
-    waiting, _ = graded(quick_limits(policy, 'eightpuzzle', 0), run, folder, 'eightpuzzle')
-    assert verdicts(result) == verdicts(waiting)
+    assert verdicts(result) == eightpuzzle_waiting
 
 
-def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(policy, run, tmp_path,
-                                                            monkeypatch):
+def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(
+        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path, monkeypatch):
     """One lane at a time, the own lanes start after the main lane stopped: their cases are
     judged as not run without a sandbox of their own, with the verdicts of waiting."""
     folder = looping_eightpuzzle(tmp_path)
     booted = spawns(monkeypatch)
-    quick = quick_limits(policy, 'eightpuzzle', 3)
+    quick = quick_limits(eightpuzzle_course, 'eightpuzzle', 3)
     one_at_a_time = engine.Run(quick, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(quick, folder, run=one_at_a_time,
                           only=['eightpuzzle']).exercise('eightpuzzle')
@@ -137,9 +155,7 @@ def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(policy, run, tmp_pat
     own = [c for c in result.checks if c.name in ('hard', 'unsolvable')]
     assert own and all(f['message'].startswith(engine.Hangs.NOT_RUN)
                        for c in own for f in c.failures)
-    monkeypatch.undo()
-    waiting, _ = graded(quick_limits(policy, 'eightpuzzle', 0), run, folder, 'eightpuzzle')
-    assert verdicts(result) == verdicts(waiting)
+    assert verdicts(result) == eightpuzzle_waiting
 
 
 def test_the_limit_is_read_from_the_policy_and_checked(tmp_path):
