@@ -30,14 +30,10 @@ IN_FLIGHT_PER_WORKER = 2
 
 
 def measure_calibration(policy):
-    """The calibration of a batch graded on this machine, for all of its workers: the
-    workload timed in a process of its own, as a command line times it."""
+    """The calibration of a batch graded on this machine, for all of its workers (timed
+    here, before the first submission is sent)."""
     from grader import calibrate
-    pending = calibrate.Pending(policy.calibration_repeats)
-    try:
-        return pending.result()
-    finally:
-        pending.close()     # interrupted while it measured: its process ends too
+    return calibrate.measure(policy.calibration_repeats)
 
 
 def _error(reason):
