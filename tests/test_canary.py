@@ -352,8 +352,7 @@ def submission(folder, channel, course):
 def shown_public(course, exercise):
     """The input of the first public case of ``exercise`` tagged ``pruning`` (and not
     ``games``): a position whose counts the check of the counts looks at."""
-    cases = yaml.safe_load((fixtures_of(course) / f'{exercise}.yaml').read_text())['cases']
-    return next(c['input'] for c in cases
+    return next(c['input'] for c in fixture_cases(fixtures_of(course) / f'{exercise}.yaml')
                 if 'pruning' in c.get('tags', []) and 'games' not in c.get('tags', []))
 
 
@@ -533,9 +532,14 @@ def public_connect4(course):
 
 
 @functools.lru_cache(maxsize=None)
+def fixture_cases(path):
+    """The cases of a fixture file (read once)."""
+    return yaml.safe_load(Path(path).read_text())['cases']
+
+
 def fixture_inputs(path):
-    """The inputs of a fixture file's cases (read once)."""
-    return [c['input'] for c in yaml.safe_load(Path(path).read_text())['cases']]
+    """The inputs of a fixture file's cases."""
+    return [c['input'] for c in fixture_cases(path)]
 
 
 _drawn = {}
