@@ -29,9 +29,10 @@ import signal
 import sys
 import time
 
-from grader.child import channel, counting, layers
+from grader.child import channel, counting, layers, tally
 
 _exit = os._exit
+_kill, _getpid = os.kill, os.getpid
 _setitimer = signal.setitimer
 _perf = time.perf_counter
 
@@ -249,6 +250,7 @@ def run(job, reply_fd, case_filter, probe):
         _close_descriptors({reply_fd})
         os.chdir(job['project'])
         layers.apply_case(case_filter, job.get('cpu_rlimit'), job.get('guards', True))
+        tally.seal()
         counting.claim()
         capture = Capture(job['output_chars'])
         sys.stdout = sys.stderr = capture
@@ -269,6 +271,9 @@ def run(job, reply_fd, case_filter, probe):
         reply.update(status='error', kind=kind, error=f'the case process failed: {text}')
     try:
         channel.write_all(reply_fd, channel.encode(reply))
+        os.close(reply_fd)
+        # Stopped, the runner reads this process's tally from outside (grader.child.tally).
+        _kill(_getpid(), signal.SIGSTOP)
     finally:
         _exit(0)
 

@@ -1,0 +1,173 @@
+"""The search counter that the submission cannot reach (runner and case process sides).
+
+The counting itself is C (:file:`_tally.c`): a profile function and an audit
+hook installed in the runner before any student code exists, tallies kept
+in a C block, and that block read by the runner from the *stopped* case
+process (``/proc/PID/mem``) -- never taken from the case's reply, never
+passing through Python code of the case process.  This module only:
+
+- finds the compiled extension (shipped in the child archive as
+  :data:`MEMBER`, written out by the runner before the uid drop, into a
+  folder the submission cannot write) and loads it (:func:`load`);
+- installs it in the runner (:func:`install`) and seals it in each case
+  process (:func:`seal`);
+- holds the *trampoline* (:func:`search`): one run of a search is exactly
+  the time a frame of its code object runs; probes call the student's
+  entry point through it;
+- reads a stopped case process's block (:func:`read`), in the runner.
+
+Without the extension (it could not be built) nothing is counted: probes
+still answer, and the judges say the counts could not be read.
+"""
+import importlib.machinery
+import importlib.util
+import os
+import struct
+import sys
+import zipfile
+
+MEMBER = 'grader/child/_tally.so'
+"""Where the child archive holds the compiled extension."""
+SLOT = struct.Struct('<8Q')
+HEADER = struct.Struct('<8Q')
+MAGIC = 0x31796c6c61745f
+FLAGS = {
+    1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion', 16: 'generator-recursion',
+    32: 'thread', 64: 'grader-code', 128: 'overflow', 256: 'refused', 512: 'mismatch',
+}
+"""The C flags (``FLAG_*`` in :file:`_tally.c`) by name."""
+
+NOT_BUILT = ('the search counter (grader/child/_tally.c) is not built on this machine: no '
+             'search is counted and no pruning is credited; install a C compiler and the '
+             "Python headers, then reinstall the grader (make setup, or pip install '.[all]')")
+"""The one line the grader says at every start (and ``grader doctor``) without the extension."""
+
+_ext = []
+_layout = []
+
+
+def search(function, *args):
+    """One counted run: call ``function(*args)``.  Its code object is the trampoline the
+    C counter watches for: every frame started while this one runs is tallied."""
+    return function(*args)
+
+
+def extension_path():
+    """The compiled extension of this install, or None (not built)."""
+    try:
+        spec = importlib.util.find_spec('grader.child._tally')
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.origin else None
+
+
+def unpack(folder):
+    """Write the archive's extension into ``folder`` (the runner, before the uid drop);
+    its path, or None when the archive holds none."""
+    archive = getattr(sys.modules[__name__].__loader__, 'archive', None)
+    try:
+        if archive:
+            with zipfile.ZipFile(archive) as bundle:
+                data = bundle.read(MEMBER)
+        else:
+            path = extension_path()
+            if path is None:
+                return None
+            with open(path, 'rb') as f:
+                data = f.read()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    os.makedirs(folder, mode=0o755, exist_ok=True)
+    target = os.path.join(folder, '_tally.so')
+    with open(target, 'wb') as f:
+        f.write(data)
+    os.chmod(target, 0o555)
+    os.chmod(folder, 0o755)
+    return target
+
+
+def load(path):
+    """Load the extension at ``path`` (None: the one of this install); False when it cannot."""
+    if _ext:
+        return True
+    try:
+        if path is None:
+            from grader.child import _tally as module
+        else:
+            loader = importlib.machinery.ExtensionFileLoader('grader.child._tally', path)
+            spec = importlib.util.spec_from_file_location('grader.child._tally', path,
+                                                          loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+    except (ImportError, OSError):
+        return False
+    _ext.append(module)
+    _layout.extend(module.layout())
+    return True
+
+
+def loaded():
+    return bool(_ext)
+
+
+def install(leaf=None, owned=(), extra_prefixes=()):
+    """Install the counter in the runner: the profile function (this thread), the audit hook.
+    ``leaf`` is a code object whose frames are counted as leaves; ``owned`` the grader's code
+    objects the submission may reach only through ``leaf``."""
+    if not _ext:
+        return False
+    prefixes = {os.path.realpath(p) + '/' for p in (sys.base_prefix, sys.base_exec_prefix,
+                                                     sys.prefix, sys.exec_prefix)}
+    prefixes.update(os.path.realpath(p) + '/' for p in extra_prefixes)
+    _ext[0].install(search.__code__, leaf, frozenset(owned), tuple(sorted(prefixes)),
+                    library())
+    return True
+
+
+def library():
+    """Filename prefixes of the standard library's code: its files, and frozen modules."""
+    import sysconfig
+    paths = sysconfig.get_paths()
+    found = {os.path.realpath(paths[key]) + '/' for key in ('stdlib', 'platstdlib')
+             if paths.get(key)}
+    return tuple(sorted(found)) + ('<frozen ',)
+
+
+def seal():
+    """A case process starts: nothing of the counter can be changed from now on."""
+    if _ext:
+        _ext[0].seal()
+
+
+def read(pid):
+    """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots'}`` where each
+    slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive', 'flags', 'closed'}``; None when
+    nothing can be read."""
+    if not _layout:
+        return None
+    address, size = _layout
+    try:
+        fd = os.open(f'/proc/{pid}/mem', os.O_RDONLY)
+        try:
+            data = os.pread(fd, size, address)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    if len(data) != size:
+        return None
+    magic, _, runs, flags, sealed, _, _, _ = HEADER.unpack_from(data, 0)
+    if magic != MAGIC or not sealed:
+        return None
+    slots = []
+    for i in range(min(runs, (size - HEADER.size) // SLOT.size)):
+        nodes, calls, leaves, depth, recursive, sflags, closed, _ = SLOT.unpack_from(
+            data, HEADER.size + i * SLOT.size)
+        slots.append({'nodes': nodes, 'calls': calls, 'leaves': leaves, 'depth': depth,
+                      'recursive': recursive, 'flags': sflags, 'closed': bool(closed)})
+    return {'runs': runs, 'flags': flags, 'slots': slots}
+
+
+def flag_names(flags):
+    """The names of the bits set in ``flags``."""
+    return [name for bit, name in sorted(FLAGS.items()) if flags & bit]
