@@ -2,7 +2,7 @@
  *
  * Contract (see grader/child/tally.py for the Python side):
  *
- * - install(trampoline, leaf, owned, prefixes, library) -- once, in the runner, before any
+ * - install(trampoline, leaf, owned, prefixes, library, callers) -- once, in the runner, before any
  *   student code exists: a C profile function on this thread and a C audit hook
  *   (neither can be removed from Python: sys.setprofile/settrace are refused).
  * - seal() -- once, in each case process, before the student module runs: from
@@ -49,6 +49,7 @@
 #define FLAG_OVERFLOW 128u     /* more runs, or deeper stacks, than the block holds */
 #define FLAG_REFUSED 256u      /* a refused operation was tried (ctypes, mem, links, ...) */
 #define FLAG_MISMATCH 512u     /* frame events that do not pair up */
+#define FLAG_FOREIGN 1024u     /* the trampoline entered from code that is not the grader's */
 
 typedef struct {
     uint64_t nodes, calls, leaves, max_depth, recursive, flags, closed, spare;
@@ -67,7 +68,7 @@ typedef struct {
     Py_ssize_t length;
     int canon;                 /* entry whose statistics this code shares */
     uint64_t calls;
-    int64_t active, gen_active;
+    int64_t active;
     unsigned char marked, named, generator, owned, library;
 } entry_t;
 
@@ -84,6 +85,7 @@ static uint64_t run_flags = 0;
 
 static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
 static PyObject *library = NULL;   /* filename prefixes of the standard library */
+static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
 static int installed = 0;
 
 static size_t
@@ -281,38 +283,39 @@ static void
 started(PyCodeObject *code)
 {
     slot_t *slot = current();
-    int idx = entry_of(code), canon, i, named;
+    int idx = entry_of(code), canon, i, named, user, generator;
     entry_t *c;
     if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return; }
     canon = entries[idx].canon;
     c = &entries[canon];
-    if (entries[idx].generator) {
-        if (c->gen_active > 0) run_flags |= FLAG_GENERATOR;
-        c->gen_active++;
-        return;
-    }
-    slot->calls++;
-    c->calls++;
-    if ((PyObject *)code == leaf) {
-        slot->leaves++;
-    } else if (entries[idx].owned && in_leaf == 0) {
-        run_flags |= FLAG_GRADER_CODE;
+    generator = entries[idx].generator;
+    if (!generator) {      /* a generator's frame starts at every resumption: not a call */
+        slot->calls++;
+        c->calls++;
+        if ((PyObject *)code == leaf) {
+            slot->leaves++;
+        } else if (entries[idx].owned && in_leaf == 0) {
+            run_flags |= FLAG_GRADER_CODE;
+        }
     }
     if (c->active > 0) {
-        /* started again while running: it and every frame above its last one recur
-         * (those of the standard library excepted: a recursion of its own is not the
-         * search, and its frames on the search's are not nodes) */
-        int user = !c->library;
+        /* Started again while running: every function between its two frames recurs,
+         * it too.  Not counted as nodes: generators (a comprehension between two calls
+         * of the search is part of it, not a node) and the standard library (a recursion
+         * of its own is not the search's).  A cycle of generators alone is a search the
+         * counter cannot follow; one through lambdas alone, a search it cannot name. */
+        user = !generator && !c->library;
         named = user && c->named;
         if (user) c->marked = 1;
         for (i = depth - 1; i >= 0 && stack[i] != canon; i--) {
             entry_t *between = &entries[stack[i]];
-            if (between->library) continue;
+            if (between->library || between->generator) continue;
             between->marked = 1;
             named |= between->named;
             user = 1;
         }
-        if (user && !named) run_flags |= FLAG_UNNAMED;
+        if (!user && generator && !c->library) run_flags |= FLAG_GENERATOR;
+        else if (user && !named) run_flags |= FLAG_UNNAMED;
     }
     c->active++;
     if ((PyObject *)code == leaf) in_leaf++;
@@ -324,19 +327,39 @@ static void
 ended(PyCodeObject *code)
 {
     int idx = entry_of(code), canon;
-    entry_t *c;
     if (idx < 0) { PyErr_Clear(); return; }
     canon = entries[idx].canon;
-    c = &entries[canon];
-    if (entries[idx].generator) {
-        if (c->gen_active > 0) c->gen_active--;
-        return;
-    }
     if (depth == 0) { run_flags |= FLAG_MISMATCH; return; }
     if (stack[depth - 1] != canon) run_flags |= FLAG_MISMATCH;
     depth--;
     if (stack_leaf[depth] && in_leaf > 0) in_leaf--;
     if (entries[stack[depth]].active > 0) entries[stack[depth]].active--;
+}
+
+/* Whether every frame below the trampoline's is the grader's own code: a run started by
+ * the submission (a probe or the trampoline called, or replaced, from its code) is not. */
+static int
+entered_by_grader(PyFrameObject *frame)
+{
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    int ok = 1;
+    if (!trusted) return 1;
+    while (back) {
+        PyCodeObject *code = PyFrame_GetCode(back);
+        PyFrameObject *next;
+        int known = PySet_Contains(trusted, (PyObject *)code);
+        Py_DECREF(code);
+        if (known != 1) {
+            if (known < 0) PyErr_Clear();
+            ok = 0;
+            Py_DECREF(back);
+            break;
+        }
+        next = PyFrame_GetBack(back);
+        Py_DECREF(back);
+        back = next;
+    }
+    return ok;
 }
 
 static int
@@ -354,6 +377,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 running = 1;
                 depth = 0;
                 in_leaf = 0;
+                if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
             }
         } else if (running && depth == 0) {
             close_run();
@@ -481,9 +505,9 @@ audit(const char *event, PyObject *args, void *data)
 static PyObject *
 tally_install(PyObject *self, PyObject *args)
 {
-    PyObject *tramp, *leaf_code, *owned_codes, *allowed, *stdlib;
-    if (!PyArg_ParseTuple(args, "OOOO!O!", &tramp, &leaf_code, &owned_codes,
-                          &PyTuple_Type, &allowed, &PyTuple_Type, &stdlib))
+    PyObject *tramp, *leaf_code, *owned_codes, *allowed, *stdlib, *callers;
+    if (!PyArg_ParseTuple(args, "OOOO!O!O", &tramp, &leaf_code, &owned_codes,
+                          &PyTuple_Type, &allowed, &PyTuple_Type, &stdlib, &callers))
         return NULL;
     if (installed || block.sealed) return PyErr_Format(PyExc_PermissionError, "installed already");
     if (!PyCode_Check(tramp)) return PyErr_Format(PyExc_TypeError, "trampoline: a code object");
@@ -498,6 +522,8 @@ tally_install(PyObject *self, PyObject *args)
     prefixes = allowed;
     Py_INCREF(stdlib);
     library = stdlib;
+    trusted = PyFrozenSet_New(callers);
+    if (!trusted) return NULL;
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
     PyEval_SetProfile(profile, NULL);
     installed = 1;
@@ -537,7 +563,8 @@ tally_active(PyObject *self, PyObject *noargs)
 
 static PyMethodDef methods[] = {
     {"install", tally_install, METH_VARARGS,
-     "install(trampoline, leaf, owned, prefixes, library): the profile function and audit "
+     "install(trampoline, leaf, owned, prefixes, library, callers): the profile function and "
+     "audit "
      "hook (once)."},
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},

@@ -9,8 +9,8 @@ observations, and the parent decides.  In order:
    and this case's reply pipe (the parent's channel stays with the runner);
 2. apply the case's layers (:func:`grader.child.layers.apply_case`): a CPU
    rlimit, the no-new-process seccomp filter, the in-process guards; and
-   claim the counting instrument (:func:`grader.child.counting.claim`; the
-   runner claimed it before its first fork, so this only checks);
+   seal the C search counter (:func:`grader.child.tally.seal`: installed by
+   the runner before its first fork, nothing of it can change from then on);
 3. redirect ``print`` to a capped buffer, refuse ``input()``, seed
    ``random`` with 0, put stand-ins for modules the sandbox lacks;
 4. execute the student module (with the import guards on a load: a CPU and
@@ -29,7 +29,7 @@ import signal
 import sys
 import time
 
-from grader.child import channel, counting, layers, tally
+from grader.child import channel, layers, tally
 
 _exit = os._exit
 _kill, _getpid = os.kill, os.getpid
@@ -83,10 +83,6 @@ class Context:
     def output(self):
         """What the submission printed so far (capped)."""
         return self.capture.text()
-
-    def submission_codes(self, excluded=()):
-        """The submission's code objects (see :func:`grader.child.counting.submission_codes`)."""
-        return counting.submission_codes(self.namespaces, excluded)
 
 
 def _alarm(signum, frame):
@@ -251,7 +247,6 @@ def run(job, reply_fd, case_filter, probe):
         os.chdir(job['project'])
         layers.apply_case(case_filter, job.get('cpu_rlimit'), job.get('guards', True))
         tally.seal()
-        counting.claim()
         capture = Capture(job['output_chars'])
         sys.stdout = sys.stderr = capture
         builtins.input = _refuse_input

@@ -41,7 +41,7 @@ import sys
 import time
 import zipfile
 
-from grader.child import case, channel, counting, layers, source, tally
+from grader.child import case, channel, layers, source, tally
 
 _fork = os.fork
 """The runner's own ``fork``: the stand-ins that refuse it to student code are put in
@@ -211,7 +211,6 @@ class Runner:
             layers.install_stand_ins()
         # Once here rather than in every case process: what is done before the first
         # fork, each case process has without writing (and so copying) those pages.
-        counting.claim()
         tally.install(extra_prefixes=[counter])
         # Every object so far goes to the collector's permanent generation: a case
         # process's collections then never walk (and copy, page by page) the runner's

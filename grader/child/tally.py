@@ -34,6 +34,7 @@ MAGIC = 0x31796c6c61745f
 FLAGS = {
     1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion', 16: 'generator-recursion',
     32: 'thread', 64: 'grader-code', 128: 'overflow', 256: 'refused', 512: 'mismatch',
+    1024: 'foreign-caller',
 }
 """The C flags (``FLAG_*`` in :file:`_tally.c`) by name."""
 
@@ -120,8 +121,34 @@ def install(leaf=None, owned=(), extra_prefixes=()):
                                                      sys.prefix, sys.exec_prefix)}
     prefixes.update(os.path.realpath(p) + '/' for p in extra_prefixes)
     _ext[0].install(search.__code__, leaf, frozenset(owned), tuple(sorted(prefixes)),
-                    library())
+                    library(), grader_codes())
     return True
+
+
+def grader_codes():
+    """Every code object of the grader's modules loaded now (the runner, before any student
+    code exists), with the code defined inside them: the only frames that may lie under a run."""
+    found, stack = set(), []
+    for name, module in list(sys.modules.items()):
+        if name == '__main__' or name.startswith('grader.') or name == 'grader':
+            for value in list(vars(module).values()):
+                code = getattr(value, '__code__', None)
+                if code is not None:
+                    stack.append(code)
+                for member in (vars(value).values() if isinstance(value, type) else ()):
+                    member = getattr(member, '__func__', member)
+                    if getattr(member, '__code__', None) is not None:
+                        stack.append(member.__code__)
+    frame = sys._getframe()
+    while frame is not None:    # the runner's own frames, its module-level code included
+        stack.append(frame.f_code)
+        frame = frame.f_back
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, type(code)))
+    return frozenset(found)
 
 
 def library():

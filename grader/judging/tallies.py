@@ -19,11 +19,12 @@ UNTRUSTED = {
     'refused': 'the search tried something the sandbox refuses (ctypes, reading a '
                "process's memory, links, foreign extension modules)",
     'mismatch': 'the calls and returns of the search did not pair up',
+    'foreign-caller': "the search was started from the submission's code, not the grader's",
 }
 """Flags of a run whose counts cannot be trusted, with the sentence a student reads."""
 FLAG_BITS = {1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion',
              16: 'generator-recursion', 32: 'thread', 64: 'grader-code', 128: 'overflow',
-             256: 'refused', 512: 'mismatch'}
+             256: 'refused', 512: 'mismatch', 1024: 'foreign-caller'}
 """The C counter's flag bits (``FLAG_*`` in grader/child/_tally.c)."""
 
 

@@ -13,7 +13,7 @@ Checks (points come from grading.yaml):
 - ``timeouts``: the call finished within its calibrated limit, with the right
   value.
 - ``pruning``: on positions with one or two marks, the search calls (calls of
-  the submission's recursive functions, :mod:`grader.child.counting`) are at
+  the submission's recursive functions, :mod:`grader.child.tally`) are at
   most ``margin`` times the game tree (plain minimax entering finished
   positions); plain minimax that scores finished children inline makes
   about 0.53 of that, alpha-beta 0.03-0.2.  Only on cases whose value is
