@@ -32,6 +32,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <limits.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 #define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
@@ -50,13 +52,17 @@
 #define FLAG_REFUSED 256u      /* a refused operation was tried (ctypes, mem, links, ...) */
 #define FLAG_MISMATCH 512u     /* frame events that do not pair up */
 #define FLAG_FOREIGN 1024u     /* the trampoline entered from code that is not the grader's */
+#define FLAG_OUTSIDE 2048u     /* the submission's code ran outside a run, once the input was given */
+#define FLAG_THREADS 4096u     /* another thread was alive when the input was given */
 
 typedef struct {
     uint64_t nodes, calls, leaves, max_depth, recursive, flags, closed, spare;
 } slot_t;
 
 typedef struct {
-    uint64_t magic, size, runs, flags, sealed, pid, spare1, spare2;
+    uint64_t magic, size, runs, flags, sealed, pid;
+    uint64_t others_ns;        /* CPU of the other threads from the input given to the last run's end */
+    uint64_t main_ns;          /* CPU of this thread over the same time */
     slot_t slot[SLOTS];
 } block_t;
 
@@ -86,6 +92,10 @@ static uint64_t run_flags = 0;
 static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
 static PyObject *library = NULL;   /* filename prefixes of the standard library */
 static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
+static char *held = NULL;          /* the case's input, held in C until it is given */
+static Py_ssize_t held_length = 0;
+static int given = 0;              /* the input was given: the window is open */
+static struct timespec given_main, given_process;
 static int installed = 0;
 
 static size_t
@@ -223,6 +233,14 @@ forget_entries(void)
     in_leaf = 0;
 }
 
+static uint64_t
+ns_since(clockid_t clock, const struct timespec *then)
+{
+    struct timespec now;
+    clock_gettime(clock, &now);
+    return (uint64_t)((now.tv_sec - then->tv_sec) * 1000000000LL + (now.tv_nsec - then->tv_nsec));
+}
+
 static void
 close_run(void)
 {
@@ -243,6 +261,12 @@ close_run(void)
         slot->closed = 1;
     } else {
         block.flags |= FLAG_OVERFLOW;
+    }
+    if (given) {
+        uint64_t main_ns = ns_since(CLOCK_THREAD_CPUTIME_ID, &given_main);
+        uint64_t all_ns = ns_since(CLOCK_PROCESS_CPUTIME_ID, &given_process);
+        block.main_ns = main_ns;
+        block.others_ns = all_ns > main_ns ? all_ns - main_ns : 0;
     }
     block.runs++;
     running = 0;
@@ -339,11 +363,12 @@ ended(PyCodeObject *code)
 /* Whether every frame below the trampoline's is the grader's own code: a run started by
  * the submission (a probe or the trampoline called, or replaced, from its code) is not. */
 static int
-entered_by_grader(PyFrameObject *frame)
+all_grader(PyFrameObject *frame)
 {
-    PyFrameObject *back = PyFrame_GetBack(frame);
+    PyFrameObject *back = frame;
     int ok = 1;
     if (!trusted) return 1;
+    Py_XINCREF(back);
     while (back) {
         PyCodeObject *code = PyFrame_GetCode(back);
         PyFrameObject *next;
@@ -360,6 +385,27 @@ entered_by_grader(PyFrameObject *frame)
         back = next;
     }
     return ok;
+}
+
+static int
+entered_by_grader(PyFrameObject *frame)
+{
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    int ok = back ? all_grader(back) : 1;
+    Py_XDECREF(back);
+    return ok;
+}
+
+/* Once the input is given, the submission's code runs only inside a run. */
+static void
+outside_run(PyCodeObject *code)
+{
+    int known;
+    if (block.flags & FLAG_OUTSIDE) return;
+    if (in_library(code->co_filename)) return;
+    known = trusted ? PySet_Contains(trusted, (PyObject *)code) : 1;
+    if (known < 0) PyErr_Clear();
+    if (known != 1) block.flags |= FLAG_OUTSIDE;
 }
 
 static int
@@ -388,6 +434,8 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     if (running) {
         if (what == PyTrace_CALL) started(code);
         else ended(code);
+    } else if (given && what == PyTrace_CALL) {
+        outside_run(code);
     }
     Py_DECREF(code);
     return 0;
@@ -548,6 +596,52 @@ tally_seal(PyObject *self, PyObject *noargs)
 }
 
 static PyObject *
+tally_hold(PyObject *self, PyObject *data)
+{
+    /* The runner: the next case's input, kept in C memory only (the case process has it
+     * from the fork, where no Python object of its own refers to it). */
+    if (!installed || block.sealed || !PyBytes_Check(data))
+        return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    free(held);
+    held_length = PyBytes_GET_SIZE(data);
+    held = malloc(held_length ? held_length : 1);
+    if (!held) { held_length = 0; return PyErr_NoMemory(); }
+    memcpy(held, PyBytes_AS_STRING(data), held_length);
+    Py_RETURN_NONE;
+}
+
+static int
+threads_alive(void)
+{
+    PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
+    PyThreadState *ts;
+    int n = 0;
+    for (ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts)) n++;
+    return n;
+}
+
+static PyObject *
+tally_given(PyObject *self, PyObject *noargs)
+{
+    /* A case process, once, from the grader's frames only: the input, and from now on the
+     * submission's code may run only inside a run. */
+    PyObject *data;
+    if (!block.sealed || given || !held)
+        return PyErr_Format(PyExc_PermissionError, "the input was given already");
+    if (!all_grader(PyEval_GetFrame())) {
+        block.flags |= FLAG_FOREIGN;
+        return PyErr_Format(PyExc_PermissionError, "the input is the grader's to give");
+    }
+    if (threads_alive() > 1) block.flags |= FLAG_THREADS;
+    data = PyBytes_FromStringAndSize(held, held_length);
+    memset(held, 0, held_length);
+    given = 1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &given_main);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &given_process);
+    return data;
+}
+
+static PyObject *
 tally_layout(PyObject *self, PyObject *noargs)
 {
     return Py_BuildValue("(KK)", (unsigned long long)(uintptr_t)&block,
@@ -568,6 +662,8 @@ static PyMethodDef methods[] = {
      "hook (once)."},
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
+    {"hold", tally_hold, METH_O, "hold(bytes): the runner keeps the next case's input in C."},
+    {"given", tally_given, METH_NOARGS, "given() -> bytes: the case's input (once, grader only)."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
     {NULL, NULL, 0, NULL}
 };

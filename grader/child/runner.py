@@ -309,7 +309,12 @@ class Runner:
         except OSError as exc:
             reply.update(status='sandbox', error=f'the private copy could not be reset: {exc}')
             return reply
-        job = {'id': request['id'], 'op': request['op'], 'payload': request.get('payload'),
+        # The input goes into the counter's C memory, out of every Python object the case
+        # process starts with: code the submission runs at import cannot read it.
+        payload = request.pop('payload', None)
+        if tally.hold(payload):
+            payload = tally.HELD
+        job = {'id': request['id'], 'op': request['op'], 'payload': payload,
                'limit': request.get('limit', 5.0), 'wall': request.get('wall', 20.0),
                'cpu_rlimit': request.get('limit', 5.0) * 1.5 + 1, 'guards': self.guards,
                'module_path': self.module_path, 'root': self.root, 'code': self.code,

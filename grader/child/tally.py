@@ -25,6 +25,8 @@ import os
 import struct
 import sys
 import zipfile
+from json import dumps as _dumps
+from json import loads as _loads
 
 MEMBER = 'grader/child/_tally.so'
 """Where the child archive holds the compiled extension."""
@@ -34,7 +36,7 @@ MAGIC = 0x31796c6c61745f
 FLAGS = {
     1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion', 16: 'generator-recursion',
     32: 'thread', 64: 'grader-code', 128: 'overflow', 256: 'refused', 512: 'mismatch',
-    1024: 'foreign-caller',
+    1024: 'foreign-caller', 2048: 'outside-run', 4096: 'threads-beside',
 }
 """The C flags (``FLAG_*`` in :file:`_tally.c`) by name."""
 
@@ -160,6 +162,29 @@ def library():
     return tuple(sorted(found)) + ('<frozen ',)
 
 
+def hold(payload):
+    """The runner, before it forks a case: keep the case's input in C memory only, where the
+    submission's code cannot read it before :func:`given` (False without the extension: the
+    input then travels in the job)."""
+    if not _ext or payload is None:
+        return False
+    _ext[0].hold(_dumps(payload, separators=(',', ':')).encode())
+    return True
+
+
+def given(job_payload):
+    """The case process, once its module has run: the input the runner held (or
+    ``job_payload`` when it held none).  From here on the submission's code may run only
+    inside a run (:func:`search`), and threads already running are noted."""
+    if not _ext or job_payload is not HELD:
+        return job_payload
+    return _loads(_ext[0].given())
+
+
+HELD = '<held by the counter>'
+"""What a job carries instead of an input held in C (:func:`hold`)."""
+
+
 def seal():
     """A case process starts: nothing of the counter can be changed from now on."""
     if _ext:
@@ -167,9 +192,10 @@ def seal():
 
 
 def read(pid):
-    """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots'}`` where each
-    slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive', 'flags', 'closed'}``; None when
-    nothing can be read."""
+    """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots', 'others_ns',
+    'main_ns'}`` (the CPU of the other threads, and of this one, from the input given to the
+    last run's end) where each slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive',
+    'flags', 'closed'}``; None when nothing can be read."""
     if not _layout:
         return None
     address, size = _layout
@@ -183,7 +209,7 @@ def read(pid):
         return None
     if len(data) != size:
         return None
-    magic, _, runs, flags, sealed, _, _, _ = HEADER.unpack_from(data, 0)
+    magic, _, runs, flags, sealed, _, others_ns, main_ns = HEADER.unpack_from(data, 0)
     if magic != MAGIC or not sealed:
         return None
     slots = []
@@ -192,7 +218,8 @@ def read(pid):
             data, HEADER.size + i * SLOT.size)
         slots.append({'nodes': nodes, 'calls': calls, 'leaves': leaves, 'depth': depth,
                       'recursive': recursive, 'flags': sflags, 'closed': bool(closed)})
-    return {'runs': runs, 'flags': flags, 'slots': slots}
+    return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
+            'main_ns': main_ns}
 
 
 def flag_names(flags):

@@ -20,11 +20,20 @@ UNTRUSTED = {
                "process's memory, links, foreign extension modules)",
     'mismatch': 'the calls and returns of the search did not pair up',
     'foreign-caller': "the search was started from the submission's code, not the grader's",
+    'outside-run': "the submission's code ran outside the search once the position was given",
+    'threads-beside': 'a thread of the submission was running beside the search',
 }
+THREAD_WORK = 0.002, 0.1
+"""CPU seconds, and share of the search thread's, that other threads may use while the
+searches run (a helper thread that checks the board uses microseconds); more is work the
+counter does not see."""
+PROCESS_FLAGS = ('foreign-caller', 'outside-run', 'threads-beside', 'code-made')
+"""Flags of the whole case process that void every run's count."""
 """Flags of a run whose counts cannot be trusted, with the sentence a student reads."""
 FLAG_BITS = {1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion',
              16: 'generator-recursion', 32: 'thread', 64: 'grader-code', 128: 'overflow',
-             256: 'refused', 512: 'mismatch', 1024: 'foreign-caller'}
+             256: 'refused', 512: 'mismatch', 1024: 'foreign-caller', 2048: 'outside-run',
+             4096: 'threads-beside'}
 """The C counter's flag bits (``FLAG_*`` in grader/child/_tally.c)."""
 
 
@@ -72,7 +81,13 @@ def counted(reply, unit='nodes'):
         if not slot['closed']:
             found.problem = 'a run of the search did not end'
     found.flags = flag_names(bits)
-    bad = [UNTRUSTED[name] for name in found.flags if name in UNTRUSTED]
+    process = [name for name in flag_names(tally['flags']) if name in PROCESS_FLAGS]
+    bad = [UNTRUSTED[name] for name in process + found.flags if name in UNTRUSTED]
+    seconds, share = THREAD_WORK
+    others, main = tally.get('others_ns', 0) / 1e9, tally.get('main_ns', 0) / 1e9
+    if others > max(seconds, share * main):
+        bad.append(f'other threads used {others:.3f} s of CPU while the search ran: work '
+                   'the counter does not see')
     if bad and not found.problem:
         found.problem = bad[0]
     return found

@@ -50,6 +50,8 @@ ENVELOPE_SCHEMA = {
                   'properties': {
                       'runs': {'type': 'integer', 'minimum': 0},
                       'flags': {'type': 'integer', 'minimum': 0},
+                      'others_ns': {'type': 'integer', 'minimum': 0},
+                      'main_ns': {'type': 'integer', 'minimum': 0},
                       'slots': {'type': 'array', 'maxItems': 64, 'items': {
                           'type': 'object',
                           'required': ['nodes', 'calls', 'leaves', 'depth', 'recursive',
