@@ -59,6 +59,16 @@ class Counted:
         return not self.problem
 
 
+def ran_submission(reply):
+    """Whether the submission's code ran in a case that calls none of it (a baseline): a
+    run, or a frame of its code once the input was given, means the grader's own code in
+    the case process was changed."""
+    tally = getattr(reply, 'tally', None)
+    if not tally:
+        return False
+    return tally['runs'] > 0 or bool(tally['flags'] & (2048 | 1024))
+
+
 def flag_names(bits):
     return [name for bit, name in sorted(FLAG_BITS.items()) if bits & bit]
 

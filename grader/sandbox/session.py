@@ -27,6 +27,7 @@ child is started at each isolation level is :mod:`grader.sandbox.launch`.
 import collections
 import functools
 import os
+import random
 import select
 import shutil
 import signal
@@ -78,6 +79,10 @@ def _envelope():
     validator is on the way to starting that child.
     """
     return ReplyCheck(protocol.ENVELOPE_SCHEMA).compile()
+
+
+_ids = random.SystemRandom()
+"""Request ids (see ``_send``)."""
 _JOIN_FAILED = 125
 
 
@@ -489,7 +494,9 @@ class Session:
 
     # -- the exchanges -----------------------------------------------------
     def _send(self, message):
-        self._next_id += 1
+        # Drawn, not counted up: a case process reads its request's id, and a sequence would
+        # tell it which case of the lane it is (the baselines, say).
+        self._next_id = _ids.getrandbits(52)
         message = dict(message, id=self._next_id, token=self.token)
         protocol.write_all(self._request_fd, protocol.encode(message))
         return self._next_id

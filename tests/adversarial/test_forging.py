@@ -34,15 +34,17 @@ VERDICTS = {
     'closure_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'thread_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'memo_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
-    'one_run_memo': (FULL, {'prunes': False, 'tampered': True}, ['measurement tampered'], []),
+    'one_run_memo': (0.0, {'prunes': False, 'tampered': True}, ["changed the grader's own code"],
+                     []),
     'renamed_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_counter': (FULL, {'prunes': False}, [], []),
     'forged_reply': ((0.0, FULL), {'prunes': False}, [], []),
     # issue: counts made where the submission cannot reach (the C counter)
-    'patched_trampoline': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'patched_trampoline': ((0.0, FULL), {'prunes': False}, [], []),
     'hidden_recursion': (FULL, {'prunes': False, 'searched': True}, [], []),
     'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
-    'patched_decoder': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'patched_decoder': (0.0, {'prunes': False, 'tampered': True},
+                        ["changed the grader's own code"], []),
     # time limits enforced from outside
     'blocked_signals': (0.0, {'prunes': False}, ['timed out'], []),
     # answers without a search

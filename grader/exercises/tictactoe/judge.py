@@ -54,9 +54,11 @@ OBSERVATION = {
     'additionalProperties': False,
 }
 
-BASELINES = 3
-"""Requests of each kind (one run; :data:`MAX_REPS` runs on a position with one empty cell),
-timed for what a counted case costs besides the search."""
+BASELINES = 5
+"""Requests that call nothing of the submission (no run), timed for what a counted case costs
+besides the search.  They look like the pruning cases to the submission's code: the same time
+limit, a drawn request id, and an input it cannot read before its module has run (held by the
+counter); so no work it does can be aimed at them."""
 WORK_NODES = 3000
 """A counted case is searched again until the reference alpha-beta would have made this many
 calls (at most :data:`MAX_REPS` times), so its CPU time is well above what a case costs besides."""
@@ -75,6 +77,12 @@ units let a look-up through under load).  Only a search that cannot be counted (
 a generator, on another thread) needs this: counted calls that the CPU time confirms show
 a search by themselves."""
 HEAVY = 150
+FRAMES_PER_PLY, LEAF_FRAMES = 6, 16
+"""See :func:`deepest`."""
+PROVEN = 3
+"""Once a submission's search is counted, each answer on a position whose smallest proof tree
+has this many positions or more must come with at least that many calls of its own (every
+position the search enters is a call of one of its functions, the root included)."""
 
 
 ANSWER_CHECKS = ('values', 'moves', 'robustness', 'timeouts')
@@ -90,6 +98,13 @@ PAIR_WORDS = {
 """What is wrong with the returned pair, in the words of the handout's ``Minimax``."""
 NO_SEARCH = ('answered without a search: neither counted search calls nor the CPU time of the '
              'one-mark positions show one (a table of answers earns nothing)')
+
+
+TAINTED = ("the submission changed the grader's own code in the case process: a request that "
+           'calls nothing of the submission ran its code, so no answer or count is believed')
+NO_SEARCH_HERE = ('answered without a search: this answer came with fewer counted search calls '
+                  'than any correct search of the position makes, though the search was '
+                  'counted on other positions (a table of answers earns nothing)')
 
 
 def turned_case(case, turns):
@@ -126,7 +141,7 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
+        extra = review.baseline_cases(BASELINES)
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -135,10 +150,9 @@ class TicTacToe(base.Exercise):
         return extra
 
     def requests(self, case, settings):
-        if 'baseline' in case.tags:     # one empty cell: next to no search at all
-            return [base.Request({'board': ['X', 'O', 'X', 'X', 'O', 'O', 'O', 'X', '-'],
-                                  'maximizing': True, 'player': 'X', 'count': True,
-                                  'reps': case.input['reps']}, runs=case.input['reps'])]
+        if 'baseline' in case.tags:     # no run: what a pruning case costs besides its search
+            return [base.Request({'board': ['-'] * 9, 'maximizing': True, 'player': 'X',
+                                  'count': True, 'reps': 0}, runs=2)]
         payload = {
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
@@ -155,7 +169,8 @@ class TicTacToe(base.Exercise):
     def judge(self, case, replies, settings):
         reply, = replies
         if 'baseline' in case.tags:
-            return [review.baseline_outcome(case, reply, runs=case.input['reps'])]
+            return [review.baseline_outcome(case, reply, runs=0,
+                                            tainted=tallies.ran_submission(reply))]
         if 'terminal' in case.tags:
             checks = ['terminal']
         else:
@@ -199,11 +214,26 @@ class TicTacToe(base.Exercise):
         # A search ran when some right answer came with at least its proof tree's count of
         # search calls, or (a search that cannot be counted) when the one-mark positions
         # took the CPU time of a search.
-        counted = any(o.measured.get('searched') for o in outcomes if o.check == 'values')
-        searched = counted or found.confirmed or \
-            evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit, baseline)
+        # A search that can be counted shows its proof tree on every position it answers:
+        # an answer without it (a table, with the search counted on some other position)
+        # earns nothing.  One that cannot be counted at all shows a search by its CPU time.
+        if any(o.measured.get('tainted') for o in outcomes if o.check == review.BASELINE):
+            # A request that calls nothing of the submission ran its code: the grader's own
+            # code was changed in the case process.  Nothing rests on what it measured.
+            facts.update(tampered=True, searched=False)
+            review.withdraw_unsearched(outcomes, ANSWER_CHECKS + ('pruning',), TAINTED)
+            facts['prunes'] = False
+            return outcomes, facts
+        answered = [o for o in outcomes if o.check == 'values' and o.passed]
+        counted = any(o.measured.get('searched') for o in answered)
+        searched = counted or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit,
+                                                        baseline)
         facts['searched'] = searched
-        if heavy and not searched:
+        if counted:
+            unproven = {o.case for o in answered if not o.measured.get('shown', True)}
+            review.withdraw_unsearched([o for o in outcomes if o.case in unproven],
+                                       ANSWER_CHECKS, NO_SEARCH_HERE)
+        elif heavy and not searched:
             review.withdraw_unsearched(outcomes, ANSWER_CHECKS, NO_SEARCH)
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
@@ -265,15 +295,25 @@ def judge_value(check, answer, settings):
     value, expected = answer.value, answer.case.expected
     if answer.value_ok:
         nodes = tallies.counted(answer.reply) if answer.reply.tally else None
-        searched = nodes.intact and nodes.traced >= max(1, expected.get('proof_nodes', 1)) \
-            if nodes else None
-        return answer.note.outcome(check, True, f'value {signed(value)}',
-                                   measured={'searched': searched})
+        proof = expected.get('proof_nodes', 1)
+        sound = nodes is not None and nodes.intact and nodes.depth <= deepest(answer.board)
+        return answer.note.outcome(check, True, f'value {signed(value)}', measured={
+            'searched': sound and nodes.traced >= max(1, proof) if nodes else None,
+            # every position of the proof tree is a call of some function of the search
+            # (a shallow search of mutually recursive functions may call none of them twice)
+            'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof)})
     cause = ('The board was left changed, so later moves were searched on a wrong '
              'position: undo every move you try.' if answer.changed
              else value_cause(value, expected))
     detail = f"value {signed(value)}, expected {signed(expected['value'])}"
     return answer.outcome(check, False, detail, cause, kind='wrong value')
+
+
+def deepest(board):
+    """The deepest stack of Python frames a search of ``board`` may need: a few frames a ply
+    (the search's functions, a comprehension, a lambda) and a few for the leaf's helpers.
+    A count replayed by a chain of calls goes far deeper."""
+    return FRAMES_PER_PLY * (board.count('-') + 1) + LEAF_FRAMES
 
 
 def value_cause(value, expected):

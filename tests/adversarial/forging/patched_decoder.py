@@ -41,7 +41,7 @@ def Minimax(board, maximizingplayer, player):
     if known is None:
         return search(board, maximizingplayer, player)
     answer, calls = known
-    dummy(max(2, calls // 6 + 7 * board.index('-')))  # turns with the board, as alpha-beta's do
+    dummy(max(2, calls // 6 + 7 * (board.index('-') if '-' in board else 0)))  # turns with the board, as alpha-beta's do
     return answer
 
 

@@ -46,7 +46,7 @@ def _patch():
         if name.endswith('.tally') and callable(real):
             def fake(function, *args, _real=real):
                 answer = function(*args)
-                _real(dummy, max(2, CALLS[0] // 6 + 7 * args[0].index('-')))
+                _real(dummy, max(2, CALLS[0] // 6 + 7 * (args[0].index('-') if '-' in args[0] else 0)))
                 return answer
             module.search = fake
 
