@@ -79,6 +79,11 @@ a search by themselves."""
 HEAVY = 150
 FRAMES_PER_PLY, LEAF_FRAMES = 6, 16
 """See :func:`deepest`."""
+TREE_FACTOR, TREE_SLACK = 20, 50
+"""The most search calls a search of a position may count: the game tree (every position
+entered once) times :data:`TREE_FACTOR`, for recursive helpers called at each node (a line
+check that calls itself once per cell), plus :data:`TREE_SLACK`.  More is a count made
+apart from the search."""
 PROVEN = 3
 """Once a submission's search is counted, each answer on a position whose smallest proof tree
 has this many positions or more must come with at least that many calls of its own (every
@@ -102,6 +107,8 @@ NO_SEARCH = ('answered without a search: neither counted search calls nor the CP
 
 TAINTED = ("the submission changed the grader's own code in the case process: a request that "
            'calls nothing of the submission ran its code, so no answer or count is believed')
+BEYOND = ('counted more search calls than the whole game tree of a position has positions: '
+          'those calls were made apart from the search, so no answer or count is believed')
 NO_SEARCH_HERE = ('answered without a search: this answer came with fewer counted search calls '
                   'than any correct search of the position makes, though the search was '
                   'counted on other positions (a table of answers earns nothing)')
@@ -211,20 +218,15 @@ class TicTacToe(base.Exercise):
                                                      o.measured['cpu'])
                                      for o in pruning if o.measured['floor'] >= HEAVY], baseline)
         unit = context.get('unit') or 0.0
-        # A search ran when some right answer came with at least its proof tree's count of
-        # search calls, or (a search that cannot be counted) when the one-mark positions
-        # took the CPU time of a search.
+        answered = [o for o in outcomes if o.check == 'values' and o.passed]
+        voided = void_all(outcomes, answered)
+        if voided:
+            facts.update(tampered=True, searched=False, prunes=False)
+            review.withdraw_unsearched(outcomes, ANSWER_CHECKS + ('pruning',), voided)
+            return outcomes, facts
         # A search that can be counted shows its proof tree on every position it answers:
         # an answer without it (a table, with the search counted on some other position)
         # earns nothing.  One that cannot be counted at all shows a search by its CPU time.
-        if any(o.measured.get('tainted') for o in outcomes if o.check == review.BASELINE):
-            # A request that calls nothing of the submission ran its code: the grader's own
-            # code was changed in the case process.  Nothing rests on what it measured.
-            facts.update(tampered=True, searched=False)
-            review.withdraw_unsearched(outcomes, ANSWER_CHECKS + ('pruning',), TAINTED)
-            facts['prunes'] = False
-            return outcomes, facts
-        answered = [o for o in outcomes if o.check == 'values' and o.passed]
         counted = any(o.measured.get('searched') for o in answered)
         searched = counted or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit,
                                                         baseline)
@@ -246,6 +248,17 @@ class TicTacToe(base.Exercise):
         if ratio is not None:
             facts['node_ratio_median'] = ratio
         return facts
+
+
+def void_all(outcomes, answered):
+    """Why nothing measured in the case processes can be believed, or '': a baseline (which
+    calls nothing of the submission) ran its code, so the grader's code there was changed;
+    or a count beyond any search of the position was made apart from the search."""
+    if any(o.measured.get('tainted') for o in outcomes if o.check == review.BASELINE):
+        return TAINTED
+    if any(o.measured.get('beyond') for o in answered):
+        return BEYOND
+    return ''
 
 
 def repeats(case):
@@ -301,7 +314,10 @@ def judge_value(check, answer, settings):
             'searched': sound and nodes.traced >= max(1, proof) if nodes else None,
             # every position of the proof tree is a call of some function of the search
             # (a shallow search of mutually recursive functions may call none of them twice)
-            'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof)})
+            'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof),
+            # no search calls itself more often than the whole game tree has positions
+            'beyond': bool(nodes) and nodes.traced > TREE_FACTOR * expected['minimax_nodes']
+            + TREE_SLACK})
     cause = ('The board was left changed, so later moves were searched on a wrong '
              'position: undo every move you try.' if answer.changed
              else value_cause(value, expected))
