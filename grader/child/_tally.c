@@ -2,7 +2,7 @@
  *
  * Contract (see grader/child/tally.py for the Python side):
  *
- * - install(trampoline, leaf, owned, prefixes, library, callers) -- once, in the runner, before any
+ * - install(trampoline, leaf, owned, prefixes, library, callers, sanctioned) -- once, in the runner, before any
  *   student code exists: a C profile function on this thread and a C audit hook
  *   (neither can be removed from Python: sys.setprofile/settrace are refused).
  * - seal() -- once, in each case process, before the student module runs: from
@@ -75,7 +75,7 @@ typedef struct {
     int canon;                 /* entry whose statistics this code shares */
     uint64_t calls;
     int64_t active;
-    unsigned char marked, named, generator, owned, library;
+    unsigned char marked, named, generator, owned, library, sanctioned;
 } entry_t;
 
 static entry_t *entries = NULL;
@@ -84,12 +84,14 @@ static int *table = NULL;      /* open addressing: code pointer -> entry index +
 static size_t table_cap = 0;
 static int *stack = NULL;      /* canonical entry indices of running frames */
 static unsigned char *stack_leaf = NULL;
+static unsigned char *stack_ctx = NULL;   /* 1: the grader's own code may run here */
 static int depth = 0, cap_stack = 0;
 static int running = 0;        /* inside a run */
 static int in_leaf = 0;        /* leaf frames on the stack */
 static uint64_t run_flags = 0;
 
 static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
+static PyObject *sanction = NULL;  /* grader code the search may call: the grader's code under it is fine */
 static PyObject *library = NULL;   /* filename prefixes of the standard library */
 static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
 static char *held = NULL;          /* the case's input, held in C until it is given */
@@ -216,6 +218,7 @@ entry_of(PyCodeObject *code)
     e->named = PyUnicode_Check(code->co_name) && PyUnicode_GET_LENGTH(code->co_name) > 0 &&
                PyUnicode_READ_CHAR(code->co_name, 0) != '<';
     if (owned && PySet_Contains(owned, (PyObject *)code) == 1) e->owned = 1;
+    if (sanction && PySet_Contains(sanction, (PyObject *)code) == 1) e->sanctioned = 1;
     e->library = in_library(code->co_filename);
     if (e->named) entries[e->canon].named = 1;
     table[s] = idx + 1;
@@ -282,7 +285,7 @@ current(void)
 }
 
 static int
-push(int canon, int is_leaf)
+push(int canon, int is_leaf, int ctx)
 {
     if (depth == cap_stack) {
         int cap = cap_stack ? cap_stack * 2 : 1024;
@@ -295,10 +298,14 @@ push(int canon, int is_leaf)
         fresh_leaf = realloc(stack_leaf, cap);
         if (!fresh_leaf) return -1;
         stack_leaf = fresh_leaf;
+        fresh_leaf = realloc(stack_ctx, cap);
+        if (!fresh_leaf) return -1;
+        stack_ctx = fresh_leaf;
         cap_stack = cap;
     }
     stack[depth] = canon;
     stack_leaf[depth] = (unsigned char)is_leaf;
+    stack_ctx[depth] = (unsigned char)ctx;
     depth++;
     return 0;
 }
@@ -307,20 +314,21 @@ static void
 started(PyCodeObject *code)
 {
     slot_t *slot = current();
-    int idx = entry_of(code), canon, i, named, user, generator;
+    int idx = entry_of(code), canon, i, named, user, generator, ctx;
     entry_t *c;
     if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return; }
     canon = entries[idx].canon;
     c = &entries[canon];
     generator = entries[idx].generator;
+    /* The grader's own code runs only under what the grader put in the search's way (the
+     * counted evaluation, its own set-up): called from the submission's code, it would be
+     * work the counter does not see as the search's. */
+    ctx = entries[idx].sanctioned || (entries[idx].owned && (depth == 0 || stack_ctx[depth - 1]));
+    if (entries[idx].owned && !ctx) run_flags |= FLAG_GRADER_CODE;
     if (!generator) {      /* a generator's frame starts at every resumption: not a call */
         slot->calls++;
         c->calls++;
-        if ((PyObject *)code == leaf) {
-            slot->leaves++;
-        } else if (entries[idx].owned && in_leaf == 0) {
-            run_flags |= FLAG_GRADER_CODE;
-        }
+        if ((PyObject *)code == leaf) slot->leaves++;
     }
     if (c->active > 0) {
         /* Started again while running: every function between its two frames recurs,
@@ -343,7 +351,7 @@ started(PyCodeObject *code)
     }
     c->active++;
     if ((PyObject *)code == leaf) in_leaf++;
-    if (push(canon, (PyObject *)code == leaf) < 0) return;
+    if (push(canon, (PyObject *)code == leaf, ctx) < 0) return;
     if ((uint64_t)depth > slot->max_depth) slot->max_depth = depth;
 }
 
@@ -553,9 +561,10 @@ audit(const char *event, PyObject *args, void *data)
 static PyObject *
 tally_install(PyObject *self, PyObject *args)
 {
-    PyObject *tramp, *leaf_code, *owned_codes, *allowed, *stdlib, *callers;
-    if (!PyArg_ParseTuple(args, "OOOO!O!O", &tramp, &leaf_code, &owned_codes,
-                          &PyTuple_Type, &allowed, &PyTuple_Type, &stdlib, &callers))
+    PyObject *tramp, *leaf_code, *owned_codes, *allowed, *stdlib, *callers, *sanctioned;
+    if (!PyArg_ParseTuple(args, "OOOO!O!OO", &tramp, &leaf_code, &owned_codes,
+                          &PyTuple_Type, &allowed, &PyTuple_Type, &stdlib, &callers,
+                          &sanctioned))
         return NULL;
     if (installed || block.sealed) return PyErr_Format(PyExc_PermissionError, "installed already");
     if (!PyCode_Check(tramp)) return PyErr_Format(PyExc_TypeError, "trampoline: a code object");
@@ -572,6 +581,8 @@ tally_install(PyObject *self, PyObject *args)
     library = stdlib;
     trusted = PyFrozenSet_New(callers);
     if (!trusted) return NULL;
+    sanction = PyFrozenSet_New(sanctioned);
+    if (!sanction) return NULL;
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
     PyEval_SetProfile(profile, NULL);
     installed = 1;
@@ -657,7 +668,8 @@ tally_active(PyObject *self, PyObject *noargs)
 
 static PyMethodDef methods[] = {
     {"install", tally_install, METH_VARARGS,
-     "install(trampoline, leaf, owned, prefixes, library, callers): the profile function and "
+     "install(trampoline, leaf, owned, prefixes, library, callers, sanctioned): the profile "
+     "function and "
      "audit "
      "hook (once)."},
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},

@@ -211,7 +211,10 @@ class Runner:
             layers.install_stand_ins()
         # Once here rather than in every case process: what is done before the first
         # fork, each case process has without writing (and so copying) those pages.
-        tally.install(extra_prefixes=[counter])
+        owned = frozenset().union(*(tally.codes_of(module) for module in
+                                    (self.probe, *getattr(self.probe, 'OWNED', ()))))
+        tally.install(leaf=getattr(self.probe, 'LEAF', None), owned=owned,
+                      sanctioned=getattr(self.probe, 'SANCTIONED', ()), extra_prefixes=[counter])
         # Every object so far goes to the collector's permanent generation: a case
         # process's collections then never walk (and copy, page by page) the runner's
         # memory, which made a case's CPU time vary by milliseconds.

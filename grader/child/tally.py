@@ -113,18 +113,31 @@ def loaded():
     return bool(_ext)
 
 
-def install(leaf=None, owned=(), extra_prefixes=()):
+def install(leaf=None, owned=(), sanctioned=(), extra_prefixes=()):
     """Install the counter in the runner: the profile function (this thread), the audit hook.
     ``leaf`` is a code object whose frames are counted as leaves; ``owned`` the grader's code
-    objects the submission may reach only through ``leaf``."""
+    objects the submission's code may not call but through one of ``sanctioned`` (the
+    counted evaluation, say)."""
     if not _ext:
         return False
     prefixes = {os.path.realpath(p) + '/' for p in (sys.base_prefix, sys.base_exec_prefix,
                                                      sys.prefix, sys.exec_prefix)}
     prefixes.update(os.path.realpath(p) + '/' for p in extra_prefixes)
     _ext[0].install(search.__code__, leaf, frozenset(owned), tuple(sorted(prefixes)),
-                    library(), grader_codes())
+                    library(), grader_codes(), frozenset(sanctioned))
     return True
+
+
+def codes_of(module):
+    """Every code object of ``module``'s functions, with the code defined inside them."""
+    found, stack = set(), [value.__code__ for value in vars(module).values()
+                           if getattr(value, '__code__', None) is not None]
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, type(code)))
+    return frozenset(found)
 
 
 def grader_codes():

@@ -43,6 +43,7 @@ class Counted:
     started, per run), ``leaves``, ``problem`` ('' when the counts can be trusted)."""
 
     reps: list = field(default_factory=list)
+    nodes: list = field(default_factory=list)
     calls: list = field(default_factory=list)
     leaves: list = field(default_factory=list)
     depth: int = 0
@@ -82,7 +83,8 @@ def counted(reply, unit='nodes'):
     slots = tally['slots']
     if tally['runs'] != len(slots):
         return Counted(problem='the search was run more often than the counter can follow')
-    found = Counted(reps=[s[unit] for s in slots], calls=[s['calls'] for s in slots],
+    found = Counted(reps=[s[unit] for s in slots], nodes=[s['nodes'] for s in slots],
+                    calls=[s['calls'] for s in slots],
                     leaves=[s['leaves'] for s in slots],
                     depth=max((s['depth'] for s in slots), default=0))
     bits = 0
