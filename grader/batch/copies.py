@@ -39,10 +39,11 @@ class Code:
     name: str
     text: str
     known: bool = False
+    digest: str = field(init=False, repr=False)
+    """SHA-256 of the text: what the comparisons kept in the gradebook are keyed by."""
 
-    @property
-    def digest(self):
-        return hashlib.sha256(self.text.encode('utf-8')).hexdigest()
+    def __post_init__(self):
+        self.digest = hashlib.sha256(self.text.encode('utf-8')).hexdigest()
 
 
 @dataclass
@@ -154,26 +155,38 @@ def compare_class(exercise, codes, known, settings, template='', cache=None):
     digest = settings.digest(hashlib.sha256(template.encode()).hexdigest())
     done = cache.compared_files(exercise, digest) if cache else set()
     files = {c.digest: c for c in codes + known}
-    prints = {}
+    prints = cache.stored_prints(digest, set(files)) if cache else {}
+    fresh = set()
 
     def prints_of(d):
         if d not in prints:
             prints[d] = similarity.fingerprint(files[d].text, settings, boilerplate)
+            fresh.add(d)
         return prints[d]
+
+    def spanned(d):
+        return prints_of(d).spanned(files[d].text)
 
     found = cache.similar_pairs(exercise, digest) if cache else {}
     new_matches = {}
     for a, b in _pairs(codes, known):
         key = tuple(sorted((a.digest, b.digest)))
+        if key[0] == key[1]:        # the same file: nothing to compare, all of it matches
+            if key not in found:
+                found[key] = _identical(spanned(key[0]), settings)
+            continue
         if key in new_matches or (key[0] in done and key[1] in done):
             report.cached += key not in new_matches
             continue
         report.compared += 1
-        new_matches[key] = _compare(prints_of(key[0]), prints_of(key[1]), settings)
+        new_matches[key] = _compare(prints_of(key[0]), prints_of(key[1]), settings,
+                                    lambda: (spanned(key[0]), spanned(key[1])))
     flagged = {k: m for k, m in new_matches.items() if m is not None}
     if cache:
-        cache.keep_comparisons(exercise, digest, flagged, set(files) - done)
+        cache.keep_comparisons(exercise, digest, flagged, set(files) - done,
+                               {d: prints[d] for d in fresh})
     found.update(flagged)
+    found = {k: m for k, m in found.items() if m is not None}
     for a, b in _pairs(codes, known):
         key = (a.digest, b.digest)
         match = found.get(key) or _swapped(found.get(key[::-1]))
@@ -193,9 +206,10 @@ def _pairs(codes, known):
             yield code, solution
 
 
-def _compare(a, b, settings):
+def _compare(a, b, settings, spanned):
     """The :class:`similarity.Match` of two files' prints when flagged, else None (the
-    bound on what can match is tried first: most pairs share little)."""
+    bound on what can match is tried first: most pairs share little; ``spanned()`` gives
+    the two prints with their spans, for a pair worth comparing in full)."""
     common = a.keys & b.keys
     if not common:
         return None
@@ -205,7 +219,13 @@ def _compare(a, b, settings):
             bound_a < settings.threshold * a.coverage
             and bound_b < settings.threshold * b.coverage):
         return None
-    match = similarity.compare(a, b)
+    match = similarity.compare(*spanned())
+    return match if settings.flagged(match.share_a, match.share_b, match.tokens) else None
+
+
+def _identical(prints, settings):
+    """The :class:`similarity.Match` of a file with itself when flagged, else None."""
+    match = similarity.compare(prints, prints)
     return match if settings.flagged(match.share_a, match.share_b, match.tokens) else None
 
 

@@ -7,10 +7,10 @@ Tables:
   policy digest, and whether it finished or was interrupted;
 - ``submissions``: one row per student key: the identity, the content hash
   and the packed files (so a later regrade needs no source);
-- ``similarity_files`` and ``similarity_pairs``: the files of each exercise
-  already compared with every other (by content hash and the comparison's
-  settings), and the pairs among them that were flagged
-  (:mod:`grader.batch.copies`);
+- ``similarity_files``, ``similarity_pairs`` and ``similarity_prints``: the
+  files of each exercise already compared with every other (by content hash
+  and the comparison's settings), the pairs among them that were flagged,
+  and each file's fingerprints (:mod:`grader.batch.copies`);
 - ``results``: every grading outcome ever produced, with its run, the full
   JSON result, the grader version and the fixtures digest; exactly one row
   per submission is ``current``.  ``status`` is ``graded``, ``ungradable``
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.batch.identity import Identity
-from grader.batch.similarity import Match
+from grader.batch.similarity import Match, Prints
 from grader.errors import UserError
 
 FILE_NAME = 'gradebook.sqlite'
@@ -98,6 +98,11 @@ CREATE TABLE IF NOT EXISTS similarity_pairs (
     hash_b TEXT NOT NULL,
     match_json TEXT NOT NULL,           -- shares, matched tokens and spans (a flagged pair)
     PRIMARY KEY (exercise, digest, hash_a, hash_b));
+CREATE TABLE IF NOT EXISTS similarity_prints (
+    digest TEXT NOT NULL,
+    file_hash TEXT NOT NULL,
+    prints_json TEXT NOT NULL,          -- the file's fingerprints
+    PRIMARY KEY (digest, file_hash));
 """
 
 IDENTITY_FIELDS = ('key', 'student_id', 'name', 'email', 'participant', 'submitted_at', 'origin')
@@ -348,10 +353,22 @@ class Gradebook:
                     'SELECT hash_a, hash_b, match_json FROM similarity_pairs '
                     'WHERE exercise = ? AND digest = ?', (exercise, digest))}
 
-    def keep_comparisons(self, exercise, digest, matches, files):
-        """Store the flagged ``matches`` ``{(hash_a, hash_b): Match}`` and mark ``files``
-        compared with every other, in one transaction."""
+    def stored_prints(self, digest, hashes):
+        """``{file hash: Prints}`` stored for the files of ``hashes``."""
+        found = {}
+        for row in self.db.execute('SELECT file_hash, prints_json FROM similarity_prints '
+                                   'WHERE digest = ?', (digest,)):
+            if row['file_hash'] in hashes:
+                found[row['file_hash']] = Prints.from_json(row['prints_json'])
+        return found
+
+    def keep_comparisons(self, exercise, digest, matches, files, prints=None):
+        """Store the flagged ``matches`` ``{(hash_a, hash_b): Match}``, mark ``files``
+        compared with every other and store their ``prints`` ``{hash: Prints}``, in one
+        transaction."""
         with self.transaction():
+            self.db.executemany('INSERT OR REPLACE INTO similarity_prints VALUES (?, ?, ?)',
+                                [(digest, h, p.to_json()) for h, p in (prints or {}).items()])
             self.db.executemany(
                 'INSERT OR REPLACE INTO similarity_pairs VALUES (?, ?, ?, ?, ?)',
                 [(exercise, digest, a, b, json.dumps(asdict(m))) for (a, b), m in matches.items()])

@@ -55,7 +55,7 @@ class Settings:
 
     threshold: float = 0.6
     """A pair is flagged when either file has at least this share of its code matched..."""
-    min_tokens: int = 60
+    min_tokens: int = 100
     """... and at least this many of its tokens are matched (short code is alike by nature)."""
     k: int = 12
     """Tokens per fingerprinted k-gram."""
@@ -74,7 +74,8 @@ class Settings:
 @dataclass
 class Prints:
     """A file's fingerprints: ``{hash: [token index where the k-gram starts]}``, the
-    character span of each token, and the number of tokens the fingerprints cover."""
+    number of tokens the fingerprints cover, and the character span of each token (None
+    when read back from storage: :meth:`spanned` adds them)."""
 
     hashes: dict
     spans: list
@@ -84,6 +85,22 @@ class Prints:
     @property
     def keys(self):
         return self.hashes.keys()
+
+    def to_json(self):
+        """What is stored of the prints (without the spans)."""
+        return json.dumps([self.k, self.coverage, sorted(self.hashes.items())])
+
+    @classmethod
+    def from_json(cls, text):
+        k, coverage, hashes = json.loads(text)
+        return cls(hashes={h: where for h, where in hashes}, spans=None, coverage=coverage,
+                   k=k)
+
+    def spanned(self, text):
+        """These prints with the character span of every token of ``text`` (their file)."""
+        if self.spans is None:
+            self.spans = [span for _, _, span in _grouped(normalise(text))]
+        return self
 
 
 @dataclass
@@ -99,17 +116,19 @@ class Match:
 
 
 # -- reading code into units of normalised tokens -------------------------------------
-def _bound_names(tree):
-    """Every name the module binds: definitions, parameters, stored names and attributes,
-    import aliases, globals."""
-    names = set()
+def _read_tree(tree):
+    """``(bound names, string statements)`` of a module, in one walk: every name it binds
+    (definitions, parameters, stored names and attributes, import aliases, globals), and
+    the start positions ``(line, column)`` of its string statements (docstrings)."""
+    names, strings = set(), set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.arg):
             names.add(node.arg)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             names.add(node.attr)
         elif isinstance(node, ast.alias):
@@ -118,14 +137,10 @@ def _bound_names(tree):
             names.update(node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
-    return names
-
-
-def _string_statements(tree):
-    """Start positions ``(line, column)`` of string statements (docstrings among them)."""
-    return {(n.lineno, n.col_offset) for n in ast.walk(tree)
-            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-            and isinstance(n.value.value, str)}
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+              and isinstance(node.value.value, str)):
+            strings.add((node.lineno, node.col_offset))
+    return names, strings
 
 
 def _unit_lines(tree):
@@ -138,6 +153,16 @@ def _unit_lines(tree):
                 first = min([member.lineno] + [d.lineno for d in member.decorator_list])
                 units.append((first, member.end_lineno))
     return units
+
+
+def _unit_lines_read(tokens):
+    """``[(first line, last line)]`` of each top-level function of code that does not
+    parse: from a ``def`` at the start of a line to the next statement that starts a line."""
+    starts = [t.start[0] for t in tokens if t.start[1] == 0 and t.type not in _DROPPED
+              and t.type not in _STRUCTURE]
+    defs = {t.start[0] for t in tokens if t.start[1] == 0 and t.string in ('def', 'async')}
+    ends = starts[1:] + [tokens[-1].start[0] + 1 if tokens else 1]
+    return [(first, end - 1) for first, end in zip(starts, ends) if first in defs]
 
 
 def _raw_tokens(text):
@@ -176,19 +201,22 @@ def normalise(text):
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         tree = None
-    bound = _bound_names(tree) if tree else set()
-    strings = _string_statements(tree) if tree else set()
-    units = _unit_lines(tree) if tree else []
+    bound, strings = _read_tree(tree) if tree else (set(), set())
+    raw = _raw_tokens(text)
+    units = _unit_lines(tree) if tree else _unit_lines_read(raw)
     starts = _line_starts(text)
+    unit_of = [0] * (len(starts) + 2)
+    for number, (first, last) in enumerate(units, 1):
+        unit_of[first:last + 1] = [number] * (last + 1 - first)
     out, depth, seen = [], 0, {}
-    for token in _raw_tokens(text):
+    for token in raw:
         kind, string, (row, col) = token.type, token.string, token.start
         if depth:                       # inside an f-string (Python 3.12+): one token
             depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
             continue
         if kind in _DROPPED or (kind == tokenize.STRING and (row, col) in strings):
             continue
-        unit = next((i for i, (a, b) in enumerate(units, 1) if a <= row <= b), 0)
+        unit = unit_of[row] if row < len(unit_of) else 0
         if kind == _FSTRING_START:
             depth, word = 1, 'S'
         elif kind == tokenize.STRING:

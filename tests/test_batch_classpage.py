@@ -1,0 +1,203 @@
+"""The class as an instructor sees it: ``index.html``, a student's page, similar code.
+
+One small class is graded once (under :func:`gradertest.quick_course`, with
+``similarity:`` in its grading.yaml and the known solution of tests/copies):
+two honest, independent tic-tac-toe solutions, a renamed and reordered copy
+of one, an exact copy of the other, a hand-in made from the known solution,
+one with a bug (failed cases to show), and Mallory, whose name (from the
+roster) and code hold ``<script>``.  The pages are opened in headless
+Chromium (Debian's ``chromium``, installed by scripts/system-deps.sh) and
+read from the DOM it built: tables there, and no script of Mallory's run.
+"""
+import csv
+import os
+import shutil
+import subprocess
+import tempfile
+from html.parser import HTMLParser
+
+import pytest
+
+from grader.batch.cli import main as batch_main
+from gradertest import ROOT, SUBMISSIONS, quick_course
+
+COPIES = ROOT / 'tests' / 'copies'
+HAND_INS = {'honest_a': COPIES / 'honest_a.py', 'honest_b': COPIES / 'honest_b.py',
+            'renamed_a': COPIES / 'renamed_a.py', 'copy_b': COPIES / 'honest_b.py',
+            'from_known': COPIES / 'from_known.py',
+            'bug_no_undo': SUBMISSIONS / 'tictactoe' / 'bug_no_undo.py'}
+MALLORY = "<script>document.title='pwned'</script> Mallory"
+MALLORY_CODE = ('"""</pre><script>document.title=\'pwned\'</script>"""\n'
+                "print('<script>document.title=\"pwned\"</script>')\n")
+COPIED = {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'), ('from_known', 'known:tictactoe.py')}
+
+
+def with_similarity(document):
+    document['similarity'] = {'known': 'known', 'template': 'template'}
+
+
+@pytest.fixture(scope='module')
+def course(policy, tmp_path_factory):
+    folder = tmp_path_factory.mktemp('course')
+    shutil.copytree(COPIES / 'known', folder / 'known')
+    shutil.copytree(ROOT / 'student_template', folder / 'template')
+    return quick_course(policy, folder, edit=with_similarity)
+
+
+@pytest.fixture(scope='module')
+def graded(course, tmp_path_factory):
+    """The class graded once by a local pool of 2: ``(source, roster, out)``."""
+    folder = tmp_path_factory.mktemp('classpage')
+    source = folder / 'class'
+    for key, path in HAND_INS.items():
+        (source / key).mkdir(parents=True)
+        shutil.copy(path, source / key / 'tictactoe.py')
+    (source / 'mallory').mkdir()
+    (source / 'mallory' / 'tictactoe.py').write_text(
+        (COPIES / 'honest_a.py').read_text() + MALLORY_CODE)
+    roster = folder / 'roster.csv'
+    with open(roster, 'w', newline='') as stream:
+        csv.writer(stream).writerows([('student_id', 'name'), ('mallory', MALLORY)])
+    out = folder / 'out'
+    assert batch_main(['--config', str(course), 'batch', str(source), '--out', str(out),
+                       '--workers', '2', '--no-progress', '--roster', str(roster)]) == 0
+    return source, roster, out
+
+
+def similarity_rows(out):
+    with open(out / 'similarity.csv', newline='') as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_the_copies_are_listed_and_the_honest_pair_is_not(graded):
+    _, _, out = graded
+    rows = similarity_rows(out)
+    pairs = {(r['a'], r['b']) for r in rows}
+    assert COPIED <= pairs
+    assert ('honest_a', 'honest_b') not in pairs
+    # Mallory's hand-in is honest_a's with two lines added: a copy too
+    assert ('honest_a', 'mallory') in pairs
+    for row in rows:
+        assert row['exercise'] == 'tictactoe'
+        assert float(row['share_a']) >= 0.6 or float(row['share_b']) >= 0.6
+        assert (out / row['view']).is_file()
+    # no score depends on it: the copies scored as grading them alone does
+    grades = {r['key']: r for r in csv.DictReader(open(out / 'grades.csv', newline=''))}
+    assert grades['copy_b']['score'] == grades['honest_b']['score']
+
+
+def test_a_resumed_batch_compares_no_pair_again(graded, course, capsys):
+    source, roster, out = graded
+    before = (out / 'similarity.csv').read_bytes()
+    assert batch_main(['--config', str(course), 'batch', str(source), '--out', str(out),
+                       '--resume', '--workers', '2', '--no-progress']) == 0
+    said = capsys.readouterr().out
+    assert '0 pair(s) of files compared now' in said, said
+    assert (out / 'similarity.csv').read_bytes() == before
+
+
+# -- in a browser ------------------------------------------------------------------------
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason='headless Chromium is not installed (scripts/system-deps.sh '
+                             'installs Debian\'s chromium as root)')
+
+
+def dom(page):
+    """The DOM headless Chromium built from ``page`` (scripts run), as HTML text."""
+    with tempfile.TemporaryDirectory() as profile:
+        command = [CHROMIUM, '--headless', '--disable-gpu', '--no-first-run',
+                   f'--user-data-dir={profile}', '--dump-dom', page.as_uri()]
+        if os.geteuid() == 0:
+            command.insert(1, '--no-sandbox')       # Chromium refuses root without it
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+class Tables(HTMLParser):
+    """The title, the scripts and every table (id, rows of cell texts) of a page."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.title, self.scripts, self.tables, self.text = None, [], [], []
+        self._in = None
+        self.feed(text)
+        self.tables = [(id_, [[cell.strip() for cell in row] for row in rows])
+                       for id_, rows in self.tables]
+
+    def handle_starttag(self, tag, attrs):
+        if tag == 'table':
+            self.tables.append((dict(attrs).get('id'), []))
+        elif tag == 'tr' and self.tables:
+            self.tables[-1][1].append([])
+        elif tag in ('td', 'th') and self.tables and self.tables[-1][1]:
+            self.tables[-1][1][-1].append('')
+        self._in = tag
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._in == 'title' and self.title is None:   # the page's (not an SVG's)
+            self.title = data
+        elif self._in == 'script':
+            self.scripts.append(data)
+        if self.tables and self.tables[-1][1] and self.tables[-1][1][-1]:
+            self.tables[-1][1][-1][-1] += data
+
+    def handle_endtag(self, tag):
+        self._in = None
+
+    def table(self, name):
+        return next(rows for id_, rows in self.tables if id_ == name)
+
+
+@needs_chromium
+def test_index_html_renders_with_its_tables(graded):
+    _, _, out = graded
+    page = Tables(dom(out / 'index.html'))
+    assert page.title == 'Class results'
+    grades = page.table('grade-table')
+    assert len(grades) == 1 + len(HAND_INS) + 1          # heading, every student
+    assert grades[0][:3] == ['Key', 'Name', 'Status']
+    keys = {row[0] for row in grades[1:]}
+    assert keys == set(HAND_INS) | {'mallory'}
+    checks = page.table('check-table')
+    values = next(row for row in checks if row[1] == 'values')
+    assert values[0] == 'tictactoe' and values[4] == '7'
+    moves = next(row for row in checks if row[1] == 'moves')
+    assert 'move' in moves[6]                             # bug_no_undo's failure message
+    alike = page.table('similarity-table')
+    assert {(row[1], row[2]) for row in alike[1:]} >= COPIED
+    assert '<svg' in dom(out / 'index.html')              # the histogram
+
+
+@needs_chromium
+def test_a_students_page_holds_their_feedback(graded):
+    _, _, out = graded
+    page = Tables(dom(out / 'students' / 'bug_no_undo.html'))
+    assert page.title == 'Feedback for bug_no_undo'
+    checks = page.table('checks')
+    assert [row[1] for row in checks[1:3]] == ['values', 'moves']
+    text = ''.join(page.text)
+    feedback = (out / 'feedback' / 'bug_no_undo.md').read_text()
+    # the boards drawn, what came back and what was expected, as in the Markdown file
+    blocks = feedback.split('```text\n')[1:]
+    assert blocks
+    for block in blocks:
+        assert block.split('```')[0].strip() in text
+
+
+@needs_chromium
+def test_a_hand_in_holding_script_runs_nothing(graded):
+    _, _, out = graded
+    views = sorted((out / 'similarity').rglob('*mallory*.html'))
+    assert views
+    titles = {out / 'index.html': 'Class results',
+              out / 'students' / 'mallory.html': f'Feedback for {MALLORY}'}
+    titles.update({view: 'tictactoe: ' + ' and '.join(view.stem.split('--')) for view in views})
+    for path, title in titles.items():
+        page = Tables(dom(path))
+        assert page.title == title, path          # her script would have set it to 'pwned'
+        # Mallory's code and name are on the page as text, and no script of hers is in it
+        assert "document.title='pwned'" in ''.join(page.text), path
+        assert not any('pwned' in script for script in page.scripts), path
