@@ -47,6 +47,8 @@ tr.problem { background: #fde2e2; } tr.late { background: #fff4d6; }
 .tag.late { background: #b8860b; }
 .flag { color: #c44e52; font-weight: bold; }
 pre { background: #f7f7f7; border: 1px solid #ddd; padding: .5em; overflow-x: auto; }
+.side pre { font-size: .8em; }
+summary { color: #555; cursor: pointer; }
 mark { background: #ffe066; }
 .side { display: flex; gap: 1em; } .side > div { flex: 1; min-width: 0; }
 .note { color: #555; }
@@ -164,8 +166,10 @@ PAIR = """{% extends "layout" %}{% block body %}
 the order of functions are set aside; the handout's template is left out.</p>
 <div class="side">{% for side in sides %}<div><h2>{{ side.name }}
 <span class="note">({{ side.share }} matched)</span></h2>
-<pre>{% for text, hit in side.parts -%}
-{% if hit %}<mark>{{ text }}</mark>{% else %}{{ text }}{% endif %}
+<pre>{% for kind, text in side.parts -%}
+{% if kind == 'hit' %}<mark>{{ text }}</mark>{% elif kind == 'fold' -%}
+<details><summary>{{ text.count('\n') }} lines without a match</summary>{{ text }}</details>
+{%- else %}{{ text }}{% endif %}
 {%- endfor %}</pre>
 </div>{% endfor %}</div>
 {% endblock %}"""
@@ -188,19 +192,36 @@ def render(name, title, script='', **context):
         **context)
 
 
+FOLD_LINES = 12
+"""A stretch of code without a match longer than this many lines is folded (its first and
+last :data:`CONTEXT_LINES` shown), so that the matches are seen first."""
+CONTEXT_LINES = 3
+
+
 def marked(text, spans):
-    """``[(text, highlighted)]`` of ``text`` with the character ``spans`` highlighted."""
+    """``[(kind, text)]`` of ``text`` with the character ``spans`` highlighted: kind
+    ``hit`` (matched), ``plain``, or ``fold`` (a long stretch without a match, shown
+    folded)."""
     parts, at = [], 0
     for start, end in sorted(spans):
         start = max(start, at)
         if start > at:
-            parts.append((text[at:start], False))
+            parts += _plain(text[at:start])
         if end > start:
-            parts.append((text[start:end], True))
+            parts.append(('hit', text[start:end]))
         at = max(at, end)
     if at < len(text):
-        parts.append((text[at:], False))
+        parts += _plain(text[at:])
     return parts
+
+
+def _plain(text):
+    lines = text.splitlines(keepends=True)
+    if len(lines) <= FOLD_LINES:
+        return [('plain', text)]
+    head, middle, tail = (lines[:CONTEXT_LINES], lines[CONTEXT_LINES:-CONTEXT_LINES],
+                          lines[-CONTEXT_LINES:])
+    return [('plain', ''.join(head)), ('fold', ''.join(middle)), ('plain', ''.join(tail))]
 
 
 def pair_view(pair, depth=2):

@@ -208,14 +208,21 @@ def normalise(text):
     unit_of = [0] * (len(starts) + 2)
     for number, (first, last) in enumerate(units, 1):
         unit_of[first:last + 1] = [number] * (last + 1 - first)
-    out, depth, seen = [], 0, {}
+    out, depth, seen, in_string = [], 0, {}, False
     for token in raw:
         kind, string, (row, col) = token.type, token.string, token.start
         if depth:                       # inside an f-string (Python 3.12+): one token
             depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
             continue
-        if kind in _DROPPED or (kind == tokenize.STRING and (row, col) in strings):
+        if kind in _DROPPED:
             continue
+        if kind == tokenize.STRING and ((row, col) in strings or in_string):
+            in_string = True            # a string statement (docstring), dropped whole
+            continue
+        if in_string and kind == tokenize.NEWLINE:
+            in_string = False
+            continue
+        in_string = False
         unit = unit_of[row] if row < len(unit_of) else 0
         if kind == _FSTRING_START:
             depth, word = 1, 'S'
