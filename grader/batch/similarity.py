@@ -208,38 +208,49 @@ def normalise(text):
     unit_of = [0] * (len(starts) + 2)
     for number, (first, last) in enumerate(units, 1):
         unit_of[first:last + 1] = [number] * (last + 1 - first)
-    out, depth, seen, in_string = [], 0, {}, False
+    def offset(row, col):
+        return starts[row - 1] + col if row - 1 < len(starts) else len(text)
+
+    out, seen = [], {}
+    for token, word, end in _significant(raw, strings):
+        row, _ = token.start
+        unit = unit_of[row] if row < len(unit_of) else 0
+        if word is None and token.type == tokenize.NAME and _renamable(token.string, out, bound):
+            names = seen.setdefault(unit, {})
+            word = '#%d' % names.setdefault(token.string, len(names) + 1)
+        begin = offset(*token.start)
+        out.append((unit, word or token.string, (begin, max(begin + 1, offset(*end)))))
+    return out
+
+
+def _significant(raw, strings):
+    """``(token, word, end)`` of the tokens that count: comments, blank lines and the
+    string statements starting at ``strings`` (docstrings) dropped, each string (an
+    f-string whole, as Python before 3.12 reads it) the word ``S``, block structure
+    ``{`` ``}`` ``;``; else the word None."""
+    depth, in_string, fstring = 0, False, None
     for token in raw:
-        kind, string, (row, col) = token.type, token.string, token.start
+        kind = token.type
         if depth:                       # inside an f-string (Python 3.12+): one token
             depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
+            if not depth:
+                yield fstring, 'S', token.end
             continue
-        if kind in _DROPPED:
+        if kind in _DROPPED or (kind == tokenize.ERRORTOKEN and not token.string.strip()):
             continue
-        if kind == tokenize.STRING and ((row, col) in strings or in_string):
+        if kind == tokenize.STRING and (token.start in strings or in_string):
             in_string = True            # a string statement (docstring), dropped whole
             continue
         if in_string and kind == tokenize.NEWLINE:
             in_string = False
             continue
         in_string = False
-        unit = unit_of[row] if row < len(unit_of) else 0
         if kind == _FSTRING_START:
-            depth, word = 1, 'S'
+            depth, fstring = 1, token
         elif kind == tokenize.STRING:
-            word = 'S'
-        elif kind in _STRUCTURE:
-            word = _STRUCTURE[kind]
-        elif kind == tokenize.NAME and _renamable(string, out, bound):
-            names = seen.setdefault(unit, {})
-            word = '#%d' % names.setdefault(string, len(names) + 1)
-        elif kind == tokenize.ERRORTOKEN and not string.strip():
-            continue
+            yield token, 'S', token.end
         else:
-            word = string
-        begin = starts[row - 1] + col if row - 1 < len(starts) else len(text)
-        out.append((unit, word, (begin, begin + max(1, len(string)))))
-    return out
+            yield token, _STRUCTURE.get(kind), token.end
 
 
 # -- fingerprints -------------------------------------------------------------------
