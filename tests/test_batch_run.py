@@ -206,6 +206,8 @@ def fixed_policy(policy, folder):
     (as after fixing a fixture), loaded as a policy file."""
     blob, digest = bundle.make(policy)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
+    for name in ('known', 'template'):          # similarity's folders: not in a bundle
+        shutil.copytree(policy.root / name, folder / name)
     path = folder / 'fixtures' / 'tictactoe.yaml'
     data = yaml.safe_load(path.read_text())
     case = data['cases'][0]
