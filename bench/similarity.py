@@ -23,6 +23,7 @@ pessimistic figure.  Not a timed test: the figures depend on the machine.
 """
 import argparse
 import dataclasses
+import os
 import random
 import re
 import sys
@@ -126,6 +127,9 @@ def main():
         store(book, {key: {f: renamed(t, random.Random(1)) for f, t in hand_ins[key].items()}},
               run_id)
         timed(book, policy, 'resumed, one hand-in changed')
+        size = (Path(folder) / 'gradebook.sqlite').stat().st_size
+    print(f'gradebook {size / 2**20:.1f} MB (the hand-ins and the comparisons); load '
+          f'average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores')
 
 
 if __name__ == '__main__':

@@ -75,7 +75,7 @@ class Settings:
 class Prints:
     """A file's fingerprints: ``{hash: [token index where the k-gram starts]}``, the
     number of tokens the fingerprints cover, and the character span of each token (None
-    when read back from storage: :meth:`spanned` adds them)."""
+    when not known: :meth:`spanned` adds them)."""
 
     hashes: dict
     spans: list
@@ -87,13 +87,15 @@ class Prints:
         return self.hashes.keys()
 
     def to_json(self):
-        """What is stored of the prints (without the spans)."""
-        return json.dumps([self.k, self.coverage, sorted(self.hashes.items())])
+        """The prints as stored (the spans as one flat list of numbers)."""
+        flat = [n for span in self.spans for n in span] if self.spans is not None else None
+        return json.dumps([self.k, self.coverage, sorted(self.hashes.items()), flat])
 
     @classmethod
     def from_json(cls, text):
-        k, coverage, hashes = json.loads(text)
-        return cls(hashes={h: where for h, where in hashes}, spans=None, coverage=coverage,
+        k, coverage, hashes, flat = json.loads(text)
+        spans = None if flat is None else list(zip(flat[::2], flat[1::2]))
+        return cls(hashes={h: where for h, where in hashes}, spans=spans, coverage=coverage,
                    k=k)
 
     def spanned(self, text):
