@@ -34,6 +34,14 @@ COPIED = {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'), ('from_known', 'kno
 
 def with_similarity(document):
     document['similarity'] = {'known': 'known', 'template': 'template'}
+    document['assignments']['oulu-exercise-1']['late_penalty'] = {
+        'deadline': '2026-03-27T10:00:00+02:00', 'per_day': 0.1, 'max': 0.5}
+
+
+ON_TIME, LATE = '2026-03-26T18:00:00+02:00', '2026-03-28T12:00:00+02:00'
+TIMES = {key: LATE if key == 'renamed_a' else ON_TIME for key in HAND_INS}
+"""When each hand-in came (from the roster): renamed_a two days late, Mallory's unknown
+(so her late penalty cannot be applied: a problem row)."""
 
 
 @pytest.fixture(scope='module')
@@ -57,7 +65,9 @@ def graded(course, tmp_path_factory):
         (COPIES / 'honest_a.py').read_text() + MALLORY_CODE)
     roster = folder / 'roster.csv'
     with open(roster, 'w', newline='') as stream:
-        csv.writer(stream).writerows([('student_id', 'name'), ('mallory', MALLORY)])
+        csv.writer(stream).writerows([('student_id', 'name', 'submitted_at'),
+                                      ('mallory', MALLORY, '')]
+                                     + [(key, '', at) for key, at in TIMES.items()])
     out = folder / 'out'
     assert batch_main(['--config', str(course), 'batch', str(source), '--out', str(out),
                        '--workers', '2', '--no-progress', '--roster', str(roster)]) == 0
@@ -121,6 +131,8 @@ class Tables(HTMLParser):
     def __init__(self, text):
         super().__init__()
         self.title, self.scripts, self.tables, self.text = None, [], [], []
+        self.marks = {}
+        """``{(table id, row number): the row's class}``."""
         self._in = None
         self.feed(text)
         self.tables = [(id_, [[cell.strip() for cell in row] for row in rows])
@@ -131,6 +143,8 @@ class Tables(HTMLParser):
             self.tables.append((dict(attrs).get('id'), []))
         elif tag == 'tr' and self.tables:
             self.tables[-1][1].append([])
+            self.marks[self.tables[-1][0], len(self.tables[-1][1]) - 1] = \
+                dict(attrs).get('class') or ''
         elif tag in ('td', 'th') and self.tables and self.tables[-1][1]:
             self.tables[-1][1][-1].append('')
         self._in = tag
@@ -161,6 +175,10 @@ def test_index_html_renders_with_its_tables(graded):
     assert grades[0][:3] == ['Key', 'Name', 'Status']
     keys = {row[0] for row in grades[1:]}
     assert keys == set(HAND_INS) | {'mallory'}
+    marks = {row[0]: page.marks['grade-table', i] for i, row in enumerate(grades) if i}
+    assert marks == dict({key: '' for key in HAND_INS}, renamed_a='late', mallory='problem')
+    late = next(row for row in grades if row[0] == 'renamed_a')
+    assert 'late' in late[2] and late[-2].startswith('yes')
     checks = page.table('check-table')
     values = next(row for row in checks if row[1] == 'values')
     assert values[0] == 'tictactoe' and values[4] == '7'
