@@ -3,11 +3,13 @@
 One small class is graded once (under :func:`gradertest.quick_course`, with
 ``similarity:`` in its grading.yaml and the known solution of tests/copies):
 two honest, independent tic-tac-toe solutions, a renamed and reordered copy
-of one, an exact copy of the other, a hand-in made from the known solution,
-one with a bug (failed cases to show), and Mallory, whose name (from the
-roster) and code hold ``<script>``.  The pages are opened in headless
-Chromium (Debian's ``chromium``, installed by scripts/system-deps.sh) and
-read from the DOM it built: tables there, and no script of Mallory's run.
+of one, a hand-in made from the known solution, one with a bug (failed
+cases to show), and Mallory, whose name (from the roster) and code hold
+``<script>`` (her code is honest_a's with two lines added: a copy too).  The
+exact copy, and more, are tested on files in test_batch_similarity.py.  The
+pages are opened in headless Chromium (Debian's ``chromium``, installed by
+scripts/system-deps.sh) and read from the DOM it built: tables there, and no
+script of Mallory's run.
 """
 import csv
 import os
@@ -23,13 +25,12 @@ from gradertest import ROOT, SUBMISSIONS, quick_course
 
 COPIES = ROOT / 'tests' / 'copies'
 HAND_INS = {'honest_a': COPIES / 'honest_a.py', 'honest_b': COPIES / 'honest_b.py',
-            'renamed_a': COPIES / 'renamed_a.py', 'copy_b': COPIES / 'honest_b.py',
-            'from_known': COPIES / 'from_known.py',
+            'renamed_a': COPIES / 'renamed_a.py', 'from_known': COPIES / 'from_known.py',
             'bug_no_undo': SUBMISSIONS / 'tictactoe' / 'bug_no_undo.py'}
 MALLORY = "<script>document.title='pwned'</script> Mallory"
 MALLORY_CODE = ('"""</pre><script>document.title=\'pwned\'</script>"""\n'
                 "print('<script>document.title=\"pwned\"</script>')\n")
-COPIED = {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'), ('from_known', 'known:tictactoe.py')}
+COPIED = {('honest_a', 'renamed_a'), ('from_known', 'known:tictactoe.py')}
 
 
 def with_similarity(document):
@@ -91,9 +92,9 @@ def test_the_copies_are_listed_and_the_honest_pair_is_not(graded):
         assert row['exercise'] == 'tictactoe'
         assert float(row['share_a']) >= 0.6 or float(row['share_b']) >= 0.6
         assert (out / row['view']).is_file()
-    # no score depends on it: the copies scored as grading them alone does
+    # listed, never penalised: the copy scored as the original (but for its late penalty)
     grades = {r['key']: r for r in csv.DictReader(open(out / 'grades.csv', newline=''))}
-    assert grades['copy_b']['score'] == grades['honest_b']['score']
+    assert grades['renamed_a']['tictactoe'] == grades['honest_a']['tictactoe']
 
 
 def test_a_resumed_batch_compares_no_pair_again(graded, course, capsys):
@@ -168,25 +169,29 @@ class Tables(HTMLParser):
 @needs_chromium
 def test_index_html_renders_with_its_tables(graded):
     _, _, out = graded
-    page = Tables(dom(out / 'index.html'))
+    html = dom(out / 'index.html')
+    page = Tables(html)
     assert page.title == 'Class results'
     grades = page.table('grade-table')
     assert len(grades) == 1 + len(HAND_INS) + 1          # heading, every student
     assert grades[0][:3] == ['Key', 'Name', 'Status']
     keys = {row[0] for row in grades[1:]}
     assert keys == set(HAND_INS) | {'mallory'}
+    assert page.title == 'Class results'
+    assert not any('pwned' in script for script in page.scripts)   # Mallory's name is text
+    assert MALLORY in {row[1] for row in grades}
     marks = {row[0]: page.marks['grade-table', i] for i, row in enumerate(grades) if i}
     assert marks == dict({key: '' for key in HAND_INS}, renamed_a='late', mallory='problem')
     late = next(row for row in grades if row[0] == 'renamed_a')
     assert 'late' in late[2] and late[-2].startswith('yes')
     checks = page.table('check-table')
     values = next(row for row in checks if row[1] == 'values')
-    assert values[0] == 'tictactoe' and values[4] == '7'
+    assert values[0] == 'tictactoe' and values[4] == str(len(HAND_INS) + 1)
     moves = next(row for row in checks if row[1] == 'moves')
     assert 'move' in moves[6]                             # bug_no_undo's failure message
     alike = page.table('similarity-table')
     assert {(row[1], row[2]) for row in alike[1:]} >= COPIED
-    assert '<svg' in dom(out / 'index.html')              # the histogram
+    assert '<svg' in html                                  # the histogram
 
 
 @needs_chromium
@@ -208,11 +213,9 @@ def test_a_students_page_holds_their_feedback(graded):
 @needs_chromium
 def test_a_hand_in_holding_script_runs_nothing(graded):
     _, _, out = graded
-    views = sorted((out / 'similarity').rglob('*mallory*.html'))
-    assert views
-    titles = {out / 'index.html': 'Class results',
-              out / 'students' / 'mallory.html': f'Feedback for {MALLORY}'}
-    titles.update({view: 'tictactoe: ' + ' and '.join(view.stem.split('--')) for view in views})
+    view = out / 'similarity' / 'tictactoe' / 'honest_a--mallory.html'
+    titles = {out / 'students' / 'mallory.html': f'Feedback for {MALLORY}',
+              view: 'tictactoe: honest_a and mallory'}   # the index: see the test above
     for path, title in titles.items():
         page = Tables(dom(path))
         assert page.title == title, path          # her script would have set it to 'pwned'
