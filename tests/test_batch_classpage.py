@@ -11,7 +11,9 @@ pages are opened in headless Chromium (Debian's ``chromium``, installed by
 scripts/system-deps.sh) and read from the DOM it built: tables there, and no
 script of Mallory's run.
 """
+import base64
 import csv
+import hashlib
 import os
 import shutil
 import subprocess
@@ -222,3 +224,25 @@ def test_a_hand_in_holding_script_runs_nothing(graded):
         # Mallory's code and name are on the page as text, and no script of hers is in it
         assert "document.title='pwned'" in ''.join(page.text), path
         assert not any('pwned' in script for script in page.scripts), path
+
+
+@needs_chromium
+def test_the_grade_table_sorts_by_the_column_clicked(graded, tmp_path):
+    """index.html with two clicks on the Score heading added to its script (and the page's
+    policy allowing that script): the rows come by score, highest first."""
+    _, _, out = graded
+    html = (out / 'index.html').read_text()
+    script = html.split('<script>')[1].split('</script>')[0]
+    clicked = script + "var th = document.querySelectorAll('#grade-table th')[3];\n" \
+                       "th.click(); th.click();\n"
+
+    def digest(text):
+        return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    assert digest(script) in html               # the page's policy allows its own script
+    page = tmp_path / 'index.html'
+    page.write_text(html.replace(script, clicked).replace(digest(script), digest(clicked)))
+    table = Tables(dom(page)).table('grade-table')
+    scores = [float(row[3]) for row in table[1:]]
+    assert scores == sorted(scores, reverse=True) and scores != [float(row[3]) for row in sorted(
+        table[1:])]                              # not the order of the keys
+    assert len(table) == 1 + len(HAND_INS) + 1   # every row still there
