@@ -27,7 +27,6 @@ script writes a last-resort result itself if even Python cannot start.
 import io
 import json
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import UserError
 from grader.report.files import write_text
+from grader.sandbox import leftovers
 
 ROOT_VARIABLE = 'GRADER_AUTOGRADER_ROOT'
 SETTINGS = 'autograder.json'
@@ -211,32 +211,11 @@ def _submission_time(root):
         return None
 
 
-def _expected(policy, assignment):
-    names = policy.assignments[assignment].exercises if assignment else list(policy.exercises)
-    return [f for name in names for f in policy.exercises[name].files]
-
-
-def misnamed(expected, present):
-    """The sentence for a submission without any expected file (names compared loosely)."""
-    sentences = []
-    loose = {re.sub(r'[^a-z0-9.]', '', p.lower()): p for p in present}
-    for wanted in expected:
-        near = loose.get(re.sub(r'[^a-z0-9.]', '', wanted.lower()))
-        if near:
-            sentences.append(f'Your submission has {near}, but the file must be named '
-                             f'{wanted} exactly (lower case): rename it and submit again.')
-    if not sentences:
-        shown = ', '.join(sorted(present)[:10]) or 'no files'
-        sentences.append(f'No {" or ".join(expected)} found in your submission (it holds '
-                         f'{shown}). Submit the file under that name, at the top of your '
-                         'upload or under src/.')
-    return ' '.join(sentences)
-
-
 def grade_submission(root, settings, results):
     """Grade ``root/submission`` into ``results``; the document written is returned."""
     from grader import config  # on demand: only grading on Gradescope needs them
     from grader.batch import archives  # on demand: only grading on Gradescope needs them
+    from grader.submission import readable  # on demand: only grading on Gradescope needs it
     source = root / 'source'
     policy = config.load(source / settings.get('config', 'grading.yaml'))
     assignment = settings.get('assignment')
@@ -247,19 +226,21 @@ def grade_submission(root, settings, results):
         _write(results, document)
         return document
     try:
+        readable(submission)
         files = archives.normalise(archives.read_folder(submission, archives.Limits()),
                                    archives.Limits())
+    except UserError as error:
+        document = _results(0.0, f'Your submission could not be graded: {error.message}.',
+                            max_score)
+        _write(results, document)
+        return document
     except (archives.Refused, OSError) as error:
         document = _results(0.0, f'Your submission could not be read: {error}.', max_score)
         _write(results, document)
         return document
-    expected = _expected(policy, assignment)
-    present = {Path(name).name for name in files}
-    if not present & set(expected):
-        document = _results(0.0, misnamed(expected, present), max_score, name='Files')
-        _write(results, document)
-        return document
-    with tempfile.TemporaryDirectory(prefix='grader-gradescope-') as tmp:
+    # A misnamed, misplaced or missing file is refused by the grader itself (exit 2),
+    # in the sentence every route gives (grader.submission).
+    with tempfile.TemporaryDirectory(prefix=leftovers.prefix('gradescope')) as tmp:
         folder = archives.unpack(archives.pack(files), Path(tmp) / 'submission')
         os.chmod(tmp, 0o755)
         written = Path(tmp) / 'results.json'
@@ -279,8 +260,10 @@ def grade_submission(root, settings, results):
             return document
         if done.returncode == 2:
             line = (done.stderr.strip().splitlines() or ['the submission could not be graded'])[-1]
-            line = line.replace(str(folder), 'your submission').replace('grader: error: ', '')
-            document = _results(0.0, f'Your submission could not be graded: {line}', max_score)
+            line = line.replace('grader: error: ', '').replace(f'{folder}: ', '', 1)
+            line = line.replace(str(folder), 'your submission')
+            document = _results(0.0, f"Your submission could not be graded: {line.rstrip('.')}.",
+                                max_score)
             _write(results, document)
             return document
         raise RuntimeError(f'the grader stopped with status {done.returncode}')

@@ -1,11 +1,14 @@
 """What a run owns on the host while it grades, and the sweep of what dead runs left.
 
 A run (one grader process: the command, or a worker of a batch) makes
-private folders in the temporary folder (a session's copy, a batch job's
-unpacked submission) and cgroups for its sandboxed children.  Each of their
-names starts with the owner's mark, :func:`prefix`::
+private folders in the temporary folder and cgroups for its sandboxed
+children.  Each of their names starts with the owner's mark, :func:`prefix`,
+and every kind the grader makes is one of :data:`KINDS`::
 
-    grader-<pid>-t<start>-...          grader-batch-<pid>-t<start>-...
+    grader-<pid>-t<start>-...             a session's private copy; a cgroup
+    grader-batch-<pid>-t<start>-...       a batch job's unpacked submission
+    grader-course-<pid>-t<start>-...      a (Dask) worker's copy of the course
+    grader-gradescope-<pid>-t<start>-...  a Gradescope submission, unpacked
 
 where ``start`` is the process's start time (clock ticks since boot, from
 ``/proc/<pid>/stat``), so a pid the system has given to another process no
@@ -30,7 +33,10 @@ from dataclasses import dataclass, field
 
 from grader.sandbox import cgroups, cleanup
 
-MARK = re.compile(r'^grader-(?:batch-)?(\d+)-t(\d+)-')
+KINDS = ('', 'batch', 'course', 'gradescope')
+"""The kinds of folder a run makes (see the module's docstring); '' is a session's."""
+
+MARK = re.compile(r'^grader-(?:(?:batch|course|gradescope)-)?(\d+)-t(\d+)-')
 """An owner's mark at the start of a folder or cgroup name: pid, start time."""
 
 CGROUP_DEPTH = 4
@@ -86,10 +92,12 @@ def owner():
 def prefix(kind=''):
     """The start of a name this process owns: ``grader-[batch-]<pid>-t<start>-``.
 
-    ``kind`` is '' (a session's private folder, a cgroup) or ``batch`` (a batch
-    job's unpacked submission), the kinds :data:`MARK` knows.
+    ``kind`` is one of :data:`KINDS`, the kinds :data:`MARK` knows: '' (a
+    session's private folder, a cgroup), ``batch`` (a batch job's unpacked
+    submission), ``course`` (a worker's copy of the course) or ``gradescope``
+    (a Gradescope submission, unpacked).
     """
-    assert kind in ('', 'batch'), kind
+    assert kind in KINDS, kind
     return f'grader-{kind + "-" if kind else ""}{owner()}-'
 
 
