@@ -197,14 +197,13 @@ def _grade(args, include_hidden):
 
 def _grade_started(args, include_hidden):
     # on demand: each sub-command loads only its own modules (start-up time)
-    from grader import config
+    from grader import config, submission
 
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers, session
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
-    from grader import submission
     graded = submission.folder_of(args.path)    # one that does not exist: refused at once
     document = config.read(args.config, graded=graded)   # never the graded folder's own
     note = config.ignored_note(graded, document[0])

@@ -15,7 +15,6 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 from grader import __version__, calibrate, fixtures, generated, scoring, submission
 from grader import exercises as plugins
