@@ -21,6 +21,7 @@ from grader import cli, yamlio
 from grader.batch import archives, bundle
 from gradertest import ROOT, SUBMISSIONS
 from test_batch_archives import make_zip
+from test_prairielearn import without_reading_others_files
 
 
 @pytest.fixture(scope='module')
@@ -127,6 +128,31 @@ def test_a_misnamed_file_gets_zero_and_the_name_expected(autograder_zip, tmp_pat
     assert results['score'] == 0
     assert 'tictactoe.py' in results['output'] and 'TicTacToe.py' in results['output']
     assert results['tests'][0]['max_score'] == 5
+
+
+def test_a_file_one_folder_down_is_named_with_where_to_move_it(autograder_zip, tmp_path):
+    root = autograder_root(autograder_zip, tmp_path,
+                           {'README.txt': b'notes', 'exercise1/tictactoe.py': ALPHABETA})
+    results, _ = run_autograder(root)
+    assert results['score'] == 0 and results['tests'][0]['max_score'] == 5
+    assert results['output'] == ('Your submission could not be graded: exercise1/tictactoe.py '
+                                 'is one folder down: move it to the top of your submission.')
+
+
+def test_an_unreadable_file_gets_zero_and_one_line(autograder_zip, tmp_path):
+    root = autograder_root(autograder_zip, tmp_path, {'tictactoe.py': ALPHABETA})
+    (root / 'submission' / 'tictactoe.py').chmod(0)
+    wrap = without_reading_others_files()
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env.update(GRADER_AUTOGRADER_ROOT=str(root), GRADER_PYTHON=sys.executable)
+    done = subprocess.run([*wrap, str(root / 'run_autograder')], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / 'results' / 'results.json').read_text())
+    assert results['score'] == 0
+    assert results['output'] == ('Your submission could not be graded: tictactoe.py cannot be '
+                                 'read (permission denied): hand it in again as an ordinary '
+                                 'file its owner can read.')
 
 
 def test_an_unreadable_upload_gets_zero_and_says_why(autograder_zip, tmp_path):
