@@ -345,10 +345,8 @@ def cmd_dist(args):
         # on demand: each sub-command loads only its own modules (start-up time)
         from grader.platforms import gradescope
         names = gradescope.build(policy, args.gradescope, args.assignment)
-        print(f'{args.gradescope}: the Gradescope autograder, {len(names)} files (setup.sh, '
-              'run_autograder, the grader and the course with its hidden fixtures and '
-              'reference: upload it to Gradescope, never give it to students)')
-        for path in gradescope.missing_hidden(policy):
+        print(f'{args.gradescope}: {gradescope.described(policy, args.assignment, names)}')
+        for path in gradescope.missing_hidden(policy, args.assignment):
             print(f'note: {path} does not exist: the autograder grades without it',
                   file=sys.stderr)
     return 0

@@ -175,3 +175,19 @@ def test_a_failure_of_the_grader_still_writes_results(autograder_zip, tmp_path):
     # Python itself cannot start: the script writes the result on its own.
     results, _ = run_autograder(root, python='/bin/false')
     assert results['score'] == 0 and 'problem of the grader' in results['output']
+
+
+def test_dist_says_which_hidden_fixtures_the_zip_holds(course, tmp_path, capsys):
+    config = str(course / 'grading.yaml')
+    assert cli.main(['--config', config, 'dist', '--gradescope', str(tmp_path / 'a.zip'),
+                     '--assignment', 'oulu-exercise-1']) == 0
+    said = capsys.readouterr()
+    assert '1 hidden fixture file and the reference' in said.out
+    assert 'hidden/connect4.yaml does not exist' in said.err
+    assert 'travel' not in said.err                 # not an exercise of this assignment
+    assert cli.main(['--config', config, 'dist', '--gradescope', str(tmp_path / 'b.zip'),
+                     '--assignment', 'routeplanner']) == 0
+    said = capsys.readouterr()
+    assert 'no hidden fixture file' in said.out and 'hidden fixtures' not in said.out
+    assert 'hidden/travel.yaml does not exist' in said.err
+    assert 'tictactoe' not in said.err

@@ -180,10 +180,32 @@ def build(policy, target, assignment=None):
     return [*scripts, *sorted(entries)]
 
 
-def missing_hidden(policy):
-    """Hidden fixture files grading.yaml names that do not exist (graded without them)."""
-    return [Path(p) for s in policy.exercises.values() for p in s.hidden_fixtures
+def _graded_exercises(policy, assignment):
+    """The settings of the exercises the autograder may grade (those of ``assignment``, or
+    of every assignment)."""
+    names = policy.assignments[assignment].exercises if assignment else list(policy.exercises)
+    return [policy.exercises[name] for name in names]
+
+
+def missing_hidden(policy, assignment=None):
+    """Hidden fixture files of the graded exercises that grading.yaml names but that do
+    not exist (the autograder grades without them)."""
+    return [Path(p) for s in _graded_exercises(policy, assignment) for p in s.hidden_fixtures
             if not Path(p).is_file()]
+
+
+def described(policy, assignment, names):
+    """What the zip holds, in the words ``grader dist --gradescope`` prints."""
+    hidden = [p for s in _graded_exercises(policy, assignment) for p in s.hidden_fixtures
+              if Path(p).is_file()]
+    parts = ['grading.yaml', 'the public fixtures',
+             f'{len(hidden)} hidden fixture file{"" if len(hidden) == 1 else "s"}' if hidden
+             else 'no hidden fixture file']
+    if any(name.startswith(Path(policy.reference).name + '/') for name in names):
+        parts.append('the reference')
+    return (f'the Gradescope autograder, {len(names)} files (setup.sh, run_autograder, the '
+            f'grader and the course: {", ".join(parts[:-1])} and {parts[-1]}): upload it to '
+            'Gradescope, never give it to students')
 
 
 # -- inside Gradescope: one submission ------------------------------------------------
