@@ -182,11 +182,16 @@ def readable(root):
                 _refuse(root)(error, path)
 
 
+def unreadable(relative, error):
+    """The sentence for the file or folder ``relative`` that could not be read (``error``,
+    an OSError)."""
+    reason = (error.strerror or str(error)).lower()
+    return (f'{relative} cannot be read ({reason}): hand it in again as an ordinary file '
+            'its owner can read')
+
+
 def _refuse(root):
     def refuse(error, path=None):
-        path = path or error.filename
-        relative = os.path.relpath(path, root)
-        reason = (error.strerror or str(error)).lower()
-        raise UserError(f'{relative} cannot be read ({reason}): hand it in again as an '
-                        'ordinary file its owner can read', root)
+        relative = os.path.relpath(path or error.filename, root)
+        raise UserError(unreadable(relative, error), root)
     return refuse

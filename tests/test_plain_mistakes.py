@@ -143,3 +143,35 @@ def test_pytest_without_a_course_says_how_to_point_at_one(tmp_path):
                            '-p', 'no:cacheprovider', '-k', 'tictactoe and moves', '-q'],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and '1 passed' in done.stdout, done.stdout + done.stderr
+
+
+def test_a_batch_names_an_unreadable_file_and_a_misplaced_one_per_participant(tmp_path):
+    from test_prairielearn import without_reading_others_files
+    wrap = without_reading_others_files()
+    hand_in(tmp_path / 'class' / 'alice', {'tictactoe.py': ALPHABETA})
+    (tmp_path / 'class' / 'alice' / 'tictactoe.py').chmod(0)
+    hand_in(tmp_path / 'class' / 'bob', MISTAKES['one folder down'][0])
+    env = {k: v for k, v in os.environ.items() if k != 'GRADER_CONFIG'}
+    done = subprocess.run([*wrap, sys.executable, '-m', 'grader', '--config', str(CONFIG),
+                           'batch', 'class', '--out', 'grades'],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert 'Traceback' not in done.stderr, done.stderr
+    problems = (tmp_path / 'grades' / 'problems.csv').read_text().splitlines()
+    assert problems[1].startswith('alice,alice,,ungradable,tictactoe.py cannot be read '
+                                  '(permission denied): hand it in again as an ordinary file')
+    assert problems[2].startswith(f"bob,bob,,ungradable,{MISTAKES['one folder down'][1]},")
+
+
+def test_pytest_says_the_same_one_line(tmp_path):
+    files, sentence = MISTAKES['one folder down']
+    folder = hand_in(tmp_path / 'hand-in', files)
+    env = {k: v for k, v in os.environ.items() if k != 'GRADER_CONFIG'}
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD='1')
+    for given, said in ((folder, f'{folder}: {sentence}'),
+                        (tmp_path / 'nope', f"{tmp_path / 'nope'}: does not exist")):
+        done = subprocess.run([sys.executable, '-m', 'pytest', '-p', 'grader.pytest_plugin',
+                               '-p', 'no:cacheprovider', f'--grader-submission={given}',
+                               f'--grader-config={CONFIG}'], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 4, done.stdout + done.stderr
+        assert f'grader: {said}' in done.stderr
