@@ -133,6 +133,22 @@ def test_a_killed_dask_workers_course_copy_is_swept(policy, tmp_path):
     assert not copy.exists() and (tmp_path / 'course.zip').exists()
 
 
+def test_a_cache_file_a_killed_run_was_writing_is_swept(tmp_path):
+    cache = tmp_path / 'cache'
+    cache.mkdir()
+    dead = dead_owner()
+    unfinished = cache / f'grader-{dead[0]}-t{dead[1]}-0123abcd-x1y2.tmp'
+    unfinished.write_text('{"key": ')
+    mine = cache / f'{leftovers.prefix()}4567-z9.tmp'
+    mine.write_text('{')
+    entry = cache / 'child-0123abcd.zip'
+    entry.write_text('a finished cache entry')
+    swept = leftovers.sweep(tmp_path / 'tmp', cgroups=False, cache=cache)
+    assert (swept.files, swept.folders) == (1, 0) and not swept.problems, swept
+    assert not unfinished.exists() and mine.exists() and entry.exists()
+    assert swept.sentence().endswith('stopped: 1 unfinished cache file')
+
+
 @pytest.fixture
 def cgroup_bases():
     support = cgroups.detect()

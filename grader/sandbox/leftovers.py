@@ -10,6 +10,10 @@ and every kind the grader makes is one of :data:`KINDS`::
     grader-course-<pid>-t<start>-...      a (Dask) worker's copy of the course
     grader-gradescope-<pid>-t<start>-...  a Gradescope submission, unpacked
 
+and, in the grader's cache folder (:func:`grader.doccache.folder`), a cache
+entry being written (``grader-<pid>-t<start>-....tmp``, renamed into place
+when it is complete).
+
 where ``start`` is the process's start time (clock ticks since boot, from
 ``/proc/<pid>/stat``), so a pid the system has given to another process no
 longer counts as the owner.  A run removes its own when it ends or is
@@ -121,12 +125,14 @@ class Swept:
 
     owners: set = field(default_factory=set)
     folders: int = 0
+    files: int = 0
     groups: int = 0
     processes: int = 0
     problems: list = field(default_factory=list)
 
     def __bool__(self):
-        return bool(self.folders or self.groups or self.processes or self.problems)
+        return bool(self.folders or self.files or self.groups or self.processes or
+                    self.problems)
 
     def sentence(self):
         """One line for the user, or '' when nothing was found."""
@@ -134,6 +140,7 @@ class Swept:
             return ''
         parts = [_count(n, one, many) for n, one, many in (
             (self.folders, 'private folder', 'private folders'),
+            (self.files, 'unfinished cache file', 'unfinished cache files'),
             (self.groups, 'cgroup', 'cgroups'), (self.processes, 'process', 'processes')) if n]
         runs = len(self.owners)
         text = (f'removed what {_count(runs, "earlier grader run", "earlier grader runs")} '
@@ -258,19 +265,26 @@ def _kill(pids, wait=1.0):
     return len(killed)
 
 
-def sweep(folder=None, cgroups=True):
-    """Remove what dead runs left in ``folder`` (default: the temporary folder) and in
-    the cgroup hierarchies; a :class:`Swept`.  Never raises."""
+def sweep(folder=None, cgroups=True, cache=None):
+    """Remove what dead runs left in ``folder`` (default: the temporary folder), in the
+    ``cache`` folder (default: the grader's cache folder, when ``folder`` is the default
+    too) and in the cgroup hierarchies; a :class:`Swept`.  Never raises."""
     swept = Swept()
     try:
-        _sweep(swept, folder or tempfile.gettempdir(), cgroups)
+        if cache is None and folder is None:
+            from grader import doccache  # the cache folder's name only
+            cache = doccache.folder()
+        _sweep(swept, [folder or tempfile.gettempdir(), *([cache] if cache else [])],
+               cgroups)
     except Exception as error:  # noqa: BLE001 - a sweep must never stop a run
         swept.problems.append(f'the sweep stopped: {type(error).__name__}: {error}')
     return swept
 
 
-def _sweep(swept, folder, with_cgroups):
-    folders = _dead_folders(folder)
+def _sweep(swept, places, with_cgroups):
+    folders = {}
+    for place in places:
+        folders.update(_dead_folders(place))
     groups = _dead_groups(_hierarchies()) if with_cgroups and sys.platform.startswith('linux') \
         else {}
     if not folders and not groups:
@@ -287,11 +301,14 @@ def _sweep(swept, folder, with_cgroups):
         else:
             swept.groups += 1
     for path in folders:
+        is_folder = os.path.isdir(path) and not os.path.islink(path)
         problems = cleanup.remove(path)
         if problems:
             swept.problems.append(str(problems[0]))
-        else:
+        elif is_folder:
             swept.folders += 1
+        else:
+            swept.files += 1
 
 
 def sweep_and_say(quiet=False):
