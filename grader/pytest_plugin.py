@@ -43,7 +43,12 @@ student's own folder it is the student's own pytest.
 Activation: ``--grader-submission``, the ini option ``grader_submission``, or
 automatically when pytest runs in a folder without tests of its own that
 holds an exercise file the policy knows.  Otherwise the plug-in does
-nothing.  Importing this module is cheap: the grader is imported only when
+nothing, but for a folder holding a file a built-in exercise looks for
+(``tictactoe.py`` ...) when no course grading.yaml is found: rather than
+"collected 0 items", a usage error says how to point at the course's
+(``GRADER_CONFIG`` or ``--grader-config``).  A path given that does not exist,
+or a file that is no exercise file, is refused in the words of
+:mod:`grader.submission`; an exercise file stands for its folder.  Importing this module is cheap: the grader is imported only when
 the plug-in is active.  ``-p no:grader`` turns it off entirely.
 """
 import os
