@@ -48,8 +48,9 @@ nothing, but for a folder holding a file a built-in exercise looks for
 "collected 0 items", a usage error says how to point at the course's
 (``GRADER_CONFIG`` or ``--grader-config``).  A path given that does not exist,
 or a file that is no exercise file, is refused in the words of
-:mod:`grader.submission`; an exercise file stands for its folder.  Importing this module is cheap: the grader is imported only when
-the plug-in is active.  ``-p no:grader`` turns it off entirely.
+:mod:`grader.submission`; an exercise file stands for its folder.
+Importing this module is cheap: the grader is imported only when the plug-in
+is active.  ``-p no:grader`` turns it off entirely.
 """
 import os
 import sys

@@ -133,19 +133,16 @@ def absent(policy, root, names=None):
     by_name = {}
     for relative in files:
         by_name.setdefault(_loose(PurePosixPath(relative).name), []).append(relative)
-    sentences = []
-    for expected in wanted:
-        base = PurePosixPath(expected).name
-        for relative in by_name.get(_loose(base), []):
-            sentences.append(_misplaced(relative, expected))
-            break
-    if sentences:
-        return ' '.join(sentences)
-    top = sorted(f for f in files if '/' not in f) or sorted(files)
-    shown = ', '.join(top[:_LISTED]) + (f' and {len(top) - _LISTED} more'
-                                        if len(top) > _LISTED else '')
+    near = [(by_name[_loose(PurePosixPath(expected).name)][0], expected) for expected in wanted
+            if _loose(PurePosixPath(expected).name) in by_name]
+    if near:
+        return '; '.join(_misplaced(relative, expected) for relative, expected in near)
+    visible = [f for f in files if not any(part.startswith('.') for part in f.split('/'))]
+    top = sorted(f for f in visible if '/' not in f) or sorted(visible) or sorted(files)
+    listed = ', '.join(top[:_LISTED]) + (f' and {len(top) - _LISTED} more'
+                                         if len(top) > _LISTED else '')
     return (f'no {_either(wanted)} found at the top of your submission or under src/ '
-            f'(it holds {shown}): hand in the file under that name')
+            f'(it holds {listed}): hand in the file under that name')
 
 
 def _misplaced(relative, expected):
