@@ -25,9 +25,11 @@ UNGRADABLE = 'Your submission could not be graded: '
 
 def best_one(document):
     """The assignment counts the best one of its three exercises (so a second one
-    submitted does not count)."""
+    submitted does not count), with a late penalty of 10 % a started day."""
     document['assignments'][ASSIGNMENT]['count'] = 1
     document['assignments'][ASSIGNMENT].pop('requirements', None)
+    document['assignments'][ASSIGNMENT]['late_penalty'] = {
+        'deadline': '2026-03-01T00:00:00+00:00', 'per_day': 0.1, 'max': 0.5}
 
 
 @pytest.fixture(scope='module')
@@ -87,6 +89,23 @@ def test_a_graded_submission_has_tests_that_add_up_to_its_score(course, tmp_path
     not_counted = [t for t in document['tests'] if 'not counted' in t['description']]
     assert not_counted and all(t['points'] == t['max_points'] == 0 for t in not_counted)
     assert all(t['message'].startswith('not counted') for t in not_counted)
+
+
+def test_a_late_penalty_is_a_test_of_its_own_so_the_tests_still_add_up(course, tmp_path):
+    root = grade_root(course, tmp_path, {'tictactoe.py': TICTACTOE})
+    results = tmp_path / 'results.json'
+    done = subprocess.run([sys.executable, '-m', 'grader', '--config',
+                           str(course / 'grading.yaml'), 'grade', str(root / 'student'),
+                           '--assignment', ASSIGNMENT, '--submitted-at',
+                           '2026-03-02T12:00:00+00:00', '--prairielearn', str(results), '-q'],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(results.read_text())
+    assert document['score'] == 0.8                      # two started days late: 20 % off
+    score = next(t for t in document['tests'] if t['name'] == 'Score')
+    assert score['points'] == -0.5 and score['max_points'] == 0
+    assert sum(t['points'] for t in document['tests']) == pytest.approx(2.0)
+    assert sum(t['max_points'] for t in document['tests']) == 2.5
 
 
 @pytest.mark.parametrize('files, said', [
