@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 
 .PHONY: setup demo test quick slow lint matrix bench fixtures clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py grader/child/_tally.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	@# the distribution was named `grader` before it became search-grader: never both

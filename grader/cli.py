@@ -146,6 +146,7 @@ def _main(argv):
             if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
                 args = parser().parse_args(argv)
             leftovers.sweep_and_say(quiet=getattr(args, 'quiet', False))
+            _say_if_uncounted(args.command)
             return command(args.command)(args)
         except UserError as error:
             print(f'grader: error: {error}', file=sys.stderr)
@@ -307,6 +308,13 @@ def cmd_fixtures(args):
     return 2 if failures else 0
 
 
+def _say_if_uncounted(name):
+    """One line on standard error when the C search counter was not built."""
+    from grader.child import tally
+    if name in ('check', 'grade', 'batch', 'regrade') and tally.extension_path() is None:
+        print(f'grader: warning: {tally.NOT_BUILT}', file=sys.stderr)
+
+
 def cmd_doctor(args):
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader import calibrate
@@ -322,6 +330,9 @@ def cmd_doctor(args):
         print(f'  + {layer}')
     for missing in isolation.missing:
         print(f'  - {missing}')
+    from grader.child import tally
+    counter = tally.extension_path()
+    print(f'search counter: C, {counter}' if counter else f'search counter: {tally.NOT_BUILT}')
     cal = calibrate.measure(policy.calibration_repeats)
     print(f"calibration unit: {cal['unit_seconds']:.4f} s ({cal['workload']})")
     for name, settings in policy.exercises.items():

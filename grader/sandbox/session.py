@@ -138,6 +138,10 @@ class Reply:
     """CPU seconds of the whole sandbox during the call, from its cgroup or /proc."""
     setup_cpu: float = 0.0
     """CPU seconds the case process used before any student code ran (not in ``cpu``)."""
+    tally: dict = None
+    """What the counter tallied in the case process, read by the runner from the stopped
+    process (:func:`grader.child.tally.read`), never from the case's reply: ``{'runs',
+    'flags', 'slots'}``; None when it could not be read."""
     waited: bool = False
     """A time-out of a call stopped for waiting without computing (a sleep, a blocked
     read), not for its CPU time."""
@@ -578,7 +582,7 @@ class Session:
         (``stopped_for``: why the parent sent a stop, ``'cpu'`` or ``'wall'``, if it did)."""
         cpu = float(raw.get('cpu', 0.0))
         common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu,
-                  'setup_cpu': float(raw.get('setup_cpu', 0.0))}
+                  'setup_cpu': float(raw.get('setup_cpu', 0.0)), 'tally': raw.get('tally')}
         status = raw['status']
         if status == 'stopped' or cpu > limit:
             reason = raw.get('reason', 'cpu') if status == 'stopped' and cpu <= limit else 'cpu'

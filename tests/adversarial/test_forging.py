@@ -38,6 +38,11 @@ VERDICTS = {
     'renamed_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_counter': (FULL, {'prunes': False}, [], []),
     'forged_reply': ((0.0, FULL), {'prunes': False}, [], []),
+    # issue: counts made where the submission cannot reach (the C counter)
+    'patched_trampoline': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'hidden_recursion': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'patched_decoder': (FULL, {'prunes': False, 'searched': True}, [], []),
     # time limits enforced from outside
     'blocked_signals': (0.0, {'prunes': False}, ['timed out'], []),
     # answers without a search

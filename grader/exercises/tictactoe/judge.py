@@ -13,7 +13,7 @@ Checks (points come from grading.yaml):
 - ``timeouts``: the call finished within its calibrated limit, with the right
   value.
 - ``pruning``: on positions with one or two marks, the search calls (calls of
-  the submission's recursive functions, :mod:`grader.child.counting`) are at
+  the submission's recursive functions, :mod:`grader.child.tally`) are at
   most ``margin`` times the game tree (plain minimax entering finished
   positions); plain minimax that scores finished children inline makes
   about 0.53 of that, alpha-beta 0.03-0.2.  Only on cases whose value is
@@ -41,22 +41,15 @@ import math
 
 from grader.exercises import base
 from grader.exercises.tictactoe import board as boards
-from grader.judging import answers, evidence, feedback, review, shapes
+from grader.judging import answers, evidence, feedback, review, shapes, tallies
 from grader.judging.feedback import signed
 
 OBSERVATION = {
     'type': 'object',
-    'required': ['result', 'board_after', 'nodes'],
+    'required': ['result', 'board_after'],
     'properties': {
         'result': shapes.PLAIN_SEQUENCE,
         'board_after': shapes.board(9, 'XO-?'),
-        'nodes': {'type': ['object', 'null'], 'properties': {
-            'traced': shapes.COUNT,
-            'all_calls': shapes.COUNT,
-            'recursive': {'type': 'array', 'items': shapes.NAME, 'maxItems': 20},
-            'intact': {'type': 'boolean'},
-            'reps': {'type': 'array', 'items': shapes.COUNT, 'maxItems': 64},
-        }, 'required': ['traced', 'all_calls', 'intact', 'reps'], 'additionalProperties': False},
     },
     'additionalProperties': False,
 }
@@ -271,8 +264,8 @@ def judge_value(check, answer, settings):
     """``values`` (and ``terminal``): the returned value is the position's."""
     value, expected = answer.value, answer.case.expected
     if answer.value_ok:
-        nodes = answer.obs.get('nodes') or {}
-        searched = nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1)) \
+        nodes = tallies.counted(answer.reply) if answer.reply.tally else None
+        searched = nodes.intact and nodes.traced >= max(1, expected.get('proof_nodes', 1)) \
             if nodes else None
         return answer.note.outcome(check, True, f'value {signed(value)}',
                                    measured={'searched': searched})
@@ -337,23 +330,23 @@ def judge_time(check, answer, settings):
 
 def judge_pruning(check, answer, settings):
     """``pruning``: confirmed search calls well below plain minimax's, on a right answer."""
-    case, obs = answer.case, answer.obs
-    nodes = obs.get('nodes') or {'traced': 0, 'reps': [], 'intact': True}
+    case = answer.case
+    nodes = tallies.counted(answer.reply)
     inline = case.expected['minimax_nodes_inline']
     full = case.expected['minimax_nodes']
     margin = settings.check_param('pruning', 'margin', 0.35)
-    traced = nodes['traced']
+    traced = nodes.traced
     measured = {'nodes': traced, 'minimax_nodes_inline': inline, 'minimax_nodes': full,
                 'ratio': round(traced / full, 4) if full else None,
-                'counts': list(nodes['reps']) or [traced], 'cpu': answer.reply.cpu,
+                'counts': list(nodes.reps) or [traced], 'cpu': answer.reply.cpu,
                 'floor': case.expected.get('proof_nodes', 1), 'group': case.group,
                 'hidden': case.hidden}
-    if not nodes.get('intact', False):
-        return answer.note.tampered(check, 'the counting instrument was changed during the '
-                                    'search', measured, returned=answer.returned)
+    if not nodes.intact:
+        return answer.note.tampered(check, f'the search could not be counted: {nodes.problem}',
+                                    measured, returned=answer.returned)
     most = repeats(case)
-    if not min(2, most) <= len(nodes['reps']) <= most:
-        return answer.note.tampered(check, f"the search was run {len(nodes['reps'])} times, "
+    if not min(2, most) <= len(nodes.reps) <= most:
+        return answer.note.tampered(check, f"the search was run {len(nodes.reps)} times, "
                                     f'where the grader asks for {min(2, most)} to {most}',
                                     measured, returned=answer.returned)
     summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '
