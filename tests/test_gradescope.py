@@ -52,10 +52,11 @@ def test_the_zip_has_the_scripts_at_the_top_and_the_whole_course(autograder_zip,
     assert {'setup.sh', 'run_autograder'} <= set(infos)
     assert stat.S_IMODE(infos['run_autograder'].external_attr >> 16) & 0o111
     names = set(infos)
-    assert {'grading.yaml', 'pyproject.toml', 'grader/cli.py', 'autograder.json',
+    assert {'grading.yaml', 'pyproject.toml', 'setup.py', 'grader/child/_tally.c',
+            'grader/cli.py', 'autograder.json',
             'fixtures/tictactoe.yaml', 'hidden/tictactoe.yaml',
             'reference/oracles/tictactoe.py', 'fixtures/travel/network.json'} <= names
-    assert not any('__pycache__' in n for n in names)
+    assert not any('__pycache__' in n or n.endswith('.so') for n in names)
     settings = json.loads(zipfile.ZipFile(autograder_zip).read('autograder.json'))
     assert settings['assignment'] == 'oulu-exercise-1'
 

@@ -3,16 +3,16 @@ the program ``run_autograder`` starts for every submission.
 
 The zip follows Gradescope's autograder specification: ``setup.sh`` and an
 executable ``run_autograder`` at the top; Gradescope unpacks the rest into
-``/autograder/source``.  It carries the grader (package and
-``pyproject.toml``) and the whole course: ``grading.yaml``, the public and
-hidden fixture files, the data files the exercises read, and the
-``reference/`` folder (the expected answers of positions generated at
-grading time are computed from it).  The zip is for Gradescope only: it
+``/autograder/source``.  It carries the grader (package, ``pyproject.toml`` and
+``setup.py``, which builds its C search counter) and the whole course:
+``grading.yaml``, the public and hidden fixture files, the data files the
+exercises read, and the ``reference/`` folder (the expected answers of
+positions generated at grading time are computed from it).  The zip is for Gradescope only: it
 holds what students must never see.
 
 ``setup.sh`` runs once, as root, when Gradescope builds the image: it
-installs Python, bubblewrap and libseccomp from Ubuntu's packages and the
-grader into ``/autograder/venv``.
+installs Python, a C compiler, bubblewrap and libseccomp from Ubuntu's
+packages and the grader into ``/autograder/venv``.
 
 ``run_autograder`` runs :func:`run` for each submission (files in
 ``/autograder/submission``; the root ``/autograder`` can be moved with
@@ -51,8 +51,9 @@ set -euo pipefail
 SOURCE=/autograder/source
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# bubblewrap and libseccomp: the sandbox's strongest isolation level
-apt-get install -y -qq python3 python3-venv python3-pip bubblewrap libseccomp2
+# bubblewrap and libseccomp: the sandbox's strongest isolation level; a C compiler and
+# Python's headers: the search counter (grader/child/_tally.c, built by setup.py)
+apt-get install -y -qq python3 python3-venv python3-pip python3-dev gcc bubblewrap libseccomp2
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
   echo "setup.sh: the grader needs Python 3.9 or newer;" \
     "choose the Ubuntu 22.04 (or newer) base image" >&2
@@ -124,7 +125,7 @@ def course_files(policy):
 def _walk(folder):
     for path in sorted(folder.rglob('*')):
         if path.is_file() and not path.is_symlink() and '__pycache__' not in path.parts \
-                and path.suffix != '.pyc':
+                and path.suffix not in ('.pyc', '.so'):   # the image builds its own
             yield path
 
 
@@ -149,6 +150,9 @@ def build(policy, target, assignment=None):
     for path in _walk(package):
         entries['grader/' + path.relative_to(package).as_posix()] = path.read_bytes()
     entries['pyproject.toml'] = pyproject.read_bytes()
+    builder = pyproject.parent / 'setup.py'     # builds the C search counter
+    if builder.is_file():
+        entries['setup.py'] = builder.read_bytes()
     readme = pyproject.parent / 'README.md'
     entries['README.md'] = readme.read_bytes() if readme.is_file() else b'# grader\n'
     root = Path(policy.root).resolve()
