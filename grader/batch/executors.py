@@ -180,7 +180,8 @@ class DaskCluster:
             from distributed import Client, LocalCluster
         except ImportError:
             raise UserError('Dask is not installed: install the grader with its batch extra '
-                            '(pip install "search-grader[batch]")') from None
+                            '(pip install "search-grader[batch]", or pip install '
+                            '"dask[distributed]")') from None
         cluster = None
         if self.local_workers:
             cluster = LocalCluster(n_workers=self.local_workers, threads_per_worker=1,

@@ -211,7 +211,7 @@ def _probe_seccomp():
         return 'the kernel has no seccomp support (/proc/self/status unreadable)'
     if importlib.util.find_spec('pyseccomp') is None:
         return ("the pyseccomp package is not installed (the grader's sandbox extra: "
-                "pip install 'search-grader[sandbox]')")
+                "pip install 'search-grader[sandbox]', or pip install pyseccomp)")
     # The same dynamic-loader call as ctypes.CDLL('libseccomp.so.2') in the
     # child, through the C module alone: importing the ctypes package costs
     # more than the test itself.
