@@ -236,6 +236,7 @@ class Grading:
             submission.folder(config.stash.get(_GIVEN, folder), self.policy)   # a file: by name
             self.assignments = engine.pick_assignments(
                 self.policy, folder, _option(config, 'grader_assignment') or engine.ALL)
+            submission.readable(folder)     # one line now, not one failure per item
         except UserError as error:
             raise pytest.UsageError(f'grader: {error}') from None
         self.ignored = policies.ignored_note(folder, self.policy.path)

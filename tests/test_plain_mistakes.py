@@ -175,3 +175,19 @@ def test_pytest_says_the_same_one_line(tmp_path):
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 4, done.stdout + done.stderr
         assert f'grader: {said}' in done.stderr
+
+
+def test_pytest_names_an_unreadable_file_once(tmp_path):
+    from test_prairielearn import without_reading_others_files
+    wrap = without_reading_others_files()
+    folder = hand_in(tmp_path / 'hand-in', {'tictactoe.py': ALPHABETA})
+    (folder / 'tictactoe.py').chmod(0)
+    env = {k: v for k, v in os.environ.items() if k != 'GRADER_CONFIG'}
+    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD='1')
+    done = subprocess.run([*wrap, sys.executable, '-m', 'pytest', '-p', 'grader.pytest_plugin',
+                           '-p', 'no:cacheprovider', f'--grader-submission={folder}',
+                           f'--grader-config={CONFIG}'], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 4, done.stdout + done.stderr
+    said = f'grader: {folder}: tictactoe.py cannot be read (permission denied)'
+    assert (done.stdout + done.stderr).count(said) == 1
