@@ -257,7 +257,7 @@ def descendants():
 
 
 def test_dask_local_cluster_gives_the_same_verdicts(graded_class, course, tmp_path):
-    import distributed  # noqa: F401  (grader[batch], installed with the tests: fail, never skip)
+    import distributed  # noqa: F401  (the batch extra, installed with the tests: fail, never skip)
     source, out = graded_class
     earlier = descendants()
     dask_out = tmp_path / 'dask'

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from grader.batch import archives
 from grader.errors import UserError
+from grader.sandbox import leftovers
 
 
 def course_files(policy):
@@ -66,7 +67,8 @@ def make(policy):
 def load(blob, digest):
     """The policy of a bundle, unpacked into a private folder removed at exit."""
     from grader import config  # a worker reads the course only when a bundle arrives
-    folder = Path(tempfile.mkdtemp(prefix=f'grader-course-{digest[:12]}-'))
+    # marked as this process's, so the next run's sweep removes it if the worker is killed
+    folder = Path(tempfile.mkdtemp(prefix=f'{leftovers.prefix("course")}{digest[:12]}-'))
     atexit.register(shutil.rmtree, folder, True)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 1024 * 1024,
                                                   max_files=100000))

@@ -129,7 +129,9 @@ def _store(entry, data):
         return
     try:
         os.makedirs(os.path.dirname(entry), mode=0o700, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp')
+        from grader.sandbox import leftovers  # only when the archive is written
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp',
+                                         prefix=leftovers.prefix())   # swept if killed
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
         os.replace(temporary, entry)
