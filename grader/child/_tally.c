@@ -2,9 +2,11 @@
  *
  * Contract (see grader/child/tally.py for the Python side):
  *
- * - install(trampoline, leaf, owned, prefixes, library, callers, sanctioned) -- once, in the runner, before any
- *   student code exists: a C profile function on this thread and a C audit hook
- *   (neither can be removed from Python: sys.setprofile/settrace are refused).
+ * - install(trampoline, leaf, owned, prefixes, library, callers, sanctioned) -- once, in
+ *   the runner, before any student code exists: a C audit hook (it cannot be removed).
+ * - given() -- once, in a case process, from the grader's frames only: the case's input
+ *   (held in C by hold(), in the runner), and from then on a C profile function on this
+ *   thread (it cannot be removed either: sys.setprofile/settrace are refused).
  * - seal() -- once, in each case process, before the student module runs: from
  *   then on the audit hook refuses ctypes, opening a "mem" file (a process's
  *   memory), links, and extension modules from outside the Python installation;
@@ -97,6 +99,7 @@ static PyObject *trusted = NULL;   /* the grader's code objects that may start a
 static char *held = NULL;          /* the case's input, held in C until it is given */
 static Py_ssize_t held_length = 0;
 static int given = 0;              /* the input was given: the window is open */
+static int setting = 0;            /* the counter sets its own profile function */
 static struct timespec given_main, given_process;
 static int installed = 0;
 
@@ -518,6 +521,7 @@ static int
 audit(const char *event, PyObject *args, void *data)
 {
     if (strcmp(event, "sys.setprofile") == 0 || strcmp(event, "sys.settrace") == 0) {
+        if (setting) return 0;
         block.flags |= FLAG_HOOK;
         if (running) run_flags |= FLAG_HOOK;
         if (block.sealed) return refuse("changing the profile or trace function");
@@ -584,7 +588,6 @@ tally_install(PyObject *self, PyObject *args)
     sanction = PyFrozenSet_New(sanctioned);
     if (!sanction) return NULL;
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
-    PyEval_SetProfile(profile, NULL);
     installed = 1;
     /* The runner is not the case processes' to read or write (/proc/1/mem). */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -647,6 +650,11 @@ tally_given(PyObject *self, PyObject *noargs)
     data = PyBytes_FromStringAndSize(held, held_length);
     memset(held, 0, held_length);
     given = 1;
+    /* From here on every frame of this thread is seen (and nothing can take the profile
+     * function away: sys.setprofile is refused).  Not before: the import runs at full speed. */
+    setting = 1;               /* the audit hook lets this one through */
+    PyEval_SetProfile(profile, NULL);
+    setting = 0;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &given_main);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &given_process);
     return data;
@@ -668,9 +676,7 @@ tally_active(PyObject *self, PyObject *noargs)
 
 static PyMethodDef methods[] = {
     {"install", tally_install, METH_VARARGS,
-     "install(trampoline, leaf, owned, prefixes, library, callers, sanctioned): the profile "
-     "function and "
-     "audit "
+     "install(trampoline, leaf, owned, prefixes, library, callers, sanctioned): the audit "
      "hook (once)."},
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
