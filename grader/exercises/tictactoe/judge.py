@@ -232,7 +232,10 @@ class TicTacToe(base.Exercise):
                                                         baseline)
         facts['searched'] = searched
         if counted:
-            unproven = {o.case for o in answered if not o.measured.get('shown', True)}
+            fixed, _ = evidence.overhead(baseline)
+            unproven = {o.case for o in answered if not o.measured.get('shown', True) and not (
+                o.measured.get('voided') and (o.measured['proof'] < HEAVY or o.measured['cpu']
+                                              - fixed >= SEARCH_FLOOR_UNITS * unit))}
             review.withdraw_unsearched([o for o in outcomes if o.case in unproven],
                                        ANSWER_CHECKS, NO_SEARCH_HERE)
         elif heavy and not searched:
@@ -315,6 +318,9 @@ def judge_value(check, answer, settings):
             # every position of the proof tree is a call of some function of the search
             # (a shallow search of mutually recursive functions may call none of them twice)
             'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof),
+            # counts the submission made untrustworthy (a hook, a thread): its CPU time decides
+            'voided': nodes is not None and not nodes.intact, 'proof': proof,
+            'cpu': answer.reply.cpu,
             # no search calls itself more often than the whole game tree has positions
             'beyond': bool(nodes) and nodes.traced > TREE_FACTOR * expected['minimax_nodes']
             + TREE_SLACK})
