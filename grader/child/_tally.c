@@ -85,11 +85,9 @@ static int n_entries = 0, cap_entries = 0;
 static int *table = NULL;      /* open addressing: code pointer -> entry index + 1 */
 static size_t table_cap = 0;
 static int *stack = NULL;      /* canonical entry indices of running frames */
-static unsigned char *stack_leaf = NULL;
 static unsigned char *stack_ctx = NULL;   /* 1: the grader's own code may run here */
 static int depth = 0, cap_stack = 0;
 static int running = 0;        /* inside a run */
-static int in_leaf = 0;        /* leaf frames on the stack */
 static uint64_t run_flags = 0;
 
 static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
@@ -236,7 +234,6 @@ forget_entries(void)
     n_entries = 0;
     if (table) memset(table, 0, table_cap * sizeof(int));
     depth = 0;
-    in_leaf = 0;
 }
 
 static uint64_t
@@ -288,26 +285,22 @@ current(void)
 }
 
 static int
-push(int canon, int is_leaf, int ctx)
+push(int canon, int ctx)
 {
     if (depth == cap_stack) {
         int cap = cap_stack ? cap_stack * 2 : 1024;
         int *fresh;
-        unsigned char *fresh_leaf;
+        unsigned char *fresh_ctx;
         if (cap > MAX_STACK) { run_flags |= FLAG_OVERFLOW; return -1; }
         fresh = realloc(stack, cap * sizeof(int));
         if (!fresh) return -1;
         stack = fresh;
-        fresh_leaf = realloc(stack_leaf, cap);
-        if (!fresh_leaf) return -1;
-        stack_leaf = fresh_leaf;
-        fresh_leaf = realloc(stack_ctx, cap);
-        if (!fresh_leaf) return -1;
-        stack_ctx = fresh_leaf;
+        fresh_ctx = realloc(stack_ctx, cap);
+        if (!fresh_ctx) return -1;
+        stack_ctx = fresh_ctx;
         cap_stack = cap;
     }
     stack[depth] = canon;
-    stack_leaf[depth] = (unsigned char)is_leaf;
     stack_ctx[depth] = (unsigned char)ctx;
     depth++;
     return 0;
@@ -353,8 +346,7 @@ started(PyCodeObject *code)
         else if (user && !named) run_flags |= FLAG_UNNAMED;
     }
     c->active++;
-    if ((PyObject *)code == leaf) in_leaf++;
-    if (push(canon, (PyObject *)code == leaf, ctx) < 0) return;
+    if (push(canon, ctx) < 0) return;
     if ((uint64_t)depth > slot->max_depth) slot->max_depth = depth;
 }
 
@@ -367,7 +359,6 @@ ended(PyCodeObject *code)
     if (depth == 0) { run_flags |= FLAG_MISMATCH; return; }
     if (stack[depth - 1] != canon) run_flags |= FLAG_MISMATCH;
     depth--;
-    if (stack_leaf[depth] && in_leaf > 0) in_leaf--;
     if (entries[stack[depth]].active > 0) entries[stack[depth]].active--;
 }
 
@@ -433,7 +424,6 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 if (block.runs < SLOTS) memset(&block.slot[block.runs], 0, sizeof(slot_t));
                 running = 1;
                 depth = 0;
-                in_leaf = 0;
                 if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
             }
         } else if (running && depth == 0) {
