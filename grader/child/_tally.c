@@ -625,11 +625,13 @@ threads_alive(void)
 }
 
 static PyObject *
-tally_given(PyObject *self, PyObject *noargs)
+tally_given(PyObject *self, PyObject *args)
 {
     /* A case process, once, from the grader's frames only: the input, and from now on the
      * submission's code may run only inside a run. */
     PyObject *data;
+    int watch = 1;
+    if (!PyArg_ParseTuple(args, "|p", &watch)) return NULL;
     if (!block.sealed || given || !held)
         return PyErr_Format(PyExc_PermissionError, "the input was given already");
     if (!all_grader(PyEval_GetFrame())) {
@@ -642,9 +644,11 @@ tally_given(PyObject *self, PyObject *noargs)
     given = 1;
     /* From here on every frame of this thread is seen (and nothing can take the profile
      * function away: sys.setprofile is refused).  Not before: the import runs at full speed. */
-    setting = 1;               /* the audit hook lets this one through */
-    PyEval_SetProfile(profile, NULL);
-    setting = 0;
+    if (watch) {               /* a probe that counts nothing needs no profile function */
+        setting = 1;           /* the audit hook lets this one through */
+        PyEval_SetProfile(profile, NULL);
+        setting = 0;
+    }
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &given_main);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &given_process);
     return data;
@@ -671,7 +675,9 @@ static PyMethodDef methods[] = {
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
     {"hold", tally_hold, METH_O, "hold(bytes): the runner keeps the next case's input in C."},
-    {"given", tally_given, METH_NOARGS, "given() -> bytes: the case's input (once, grader only)."},
+    {"given", tally_given, METH_VARARGS,
+     "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "
+     "frame from now on is seen."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
     {NULL, NULL, 0, NULL}
 };

@@ -294,7 +294,8 @@ def _serve(job, capture, probe):
         return {'status': 'error', 'kind': 'exception', 'error': error}
     capture.parts, capture.kept, capture.total = [], 0, 0
     try:
-        observation = probe.handle(module, tally.given(job['payload']), job['options'], ctx)
+        observation = probe.handle(module, tally.given(job['payload'], job.get('counted', True)),
+                                   job['options'], ctx)
     except BaseException as exc:  # noqa: B036 - the student's failure is data
         kind, text = channel.describe(exc, files)
         return {'status': 'error', 'kind': kind, 'error': text,

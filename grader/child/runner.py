@@ -323,7 +323,8 @@ class Runner:
                'module_path': self.module_path, 'root': self.root, 'code': self.code,
                'project': self.paths['project'], 'options': self.options,
                'output_chars': self.output_chars, 'stand_ins': self.stand_ins,
-               'runner': os.getpid(), 'module': self.module}
+               'runner': os.getpid(), 'module': self.module,
+               'counted': bool(getattr(self.probe, 'COUNTED', False))}
         read_fd, write_fd = os.pipe()
         pid = _fork()
         if pid == 0:

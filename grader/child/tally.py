@@ -185,13 +185,14 @@ def hold(payload):
     return True
 
 
-def given(job_payload):
+def given(job_payload, watch=True):
     """The case process, once its module has run: the input the runner held (or
-    ``job_payload`` when it held none).  From here on the submission's code may run only
-    inside a run (:func:`search`), and threads already running are noted."""
+    ``job_payload`` when it held none).  With ``watch`` (a probe that counts through
+    :func:`search`) the submission's code may from here on run only inside a run, and
+    threads already running are noted; without, nothing is watched (and nothing costs)."""
     if not _ext or job_payload is not HELD:
         return job_payload
-    return _loads(_ext[0].given())
+    return _loads(_ext[0].given(watch))
 
 
 HELD = '<held by the counter>'

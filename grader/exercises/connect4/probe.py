@@ -54,6 +54,8 @@ from grader.exercises.connect4 import rules
 ENTRIES = ('alphabetapruning', 'minimax')
 WINDOW = 1000000000
 CELLS = (rules.EMPTY, rules.HUMAN, rules.COMPUTER)
+COUNTED = True
+"""Searches run through the C counter's trampoline: the runner has the counter watch the case."""
 
 
 def leaf_evaluation(evaluate, board, *args, **kwargs):

@@ -316,8 +316,10 @@ def judge_value(check, answer, settings):
         return answer.note.outcome(check, True, f'value {signed(value)}', measured={
             'searched': sound and nodes.traced >= max(1, proof) if nodes else None,
             # every position of the proof tree is a call of some function of the search
-            # (a shallow search of mutually recursive functions may call none of them twice)
-            'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof),
+            # (a shallow search of mutually recursive functions may call none of them twice);
+            # one that leaves the board changed searched fewer positions than it should
+            'shown': proof < PROVEN or bool(answer.changed)
+            or (sound and bool(nodes.calls) and nodes.calls[0] >= proof),
             # counts the submission made untrustworthy (a hook, a thread): its CPU time decides
             'voided': nodes is not None and not nodes.intact, 'proof': proof,
             'cpu': answer.reply.cpu,

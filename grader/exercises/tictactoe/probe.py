@@ -27,6 +27,8 @@ from grader.child import tally, values
 from grader.child.runs import runs
 
 MARKS = ('X', 'O', '-')
+COUNTED = True
+"""Searches run through the C counter's trampoline: the runner has the counter watch the case."""
 
 
 def load(module, options, ctx):

@@ -7,6 +7,9 @@ recursive functions are read by the runner from outside (``Reply.tally``), not r
 """
 from grader.child import tally, values
 
+COUNTED = True
+"""Searches run through the C counter's trampoline: the runner has the counter watch the case."""
+
 
 def load(module, options, ctx):
     entry = options.get('entry', 'Wins')
