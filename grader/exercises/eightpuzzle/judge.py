@@ -507,8 +507,10 @@ class EightPuzzle(base.Exercise):
         max_rate = MAX_UNITS_PER_EXPANSION * unit if unit else None
 
         # Heuristic credit: counts at least A*'s floor on every start answered right.
+        hidden = context.get('hidden', ())
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
-                                   o.measured['floor']) for o in heuristic if o.measured['right']]
+                                   o.measured['floor'], hidden=o.case in hidden)
+                   for o in heuristic if o.measured['right']]
         found = evidence.confirm_growing(samples, baseline, 'expansions', spread=EVIDENCE_SPREAD,
                                          min_work=MIN_WORK, max_seconds_per_unit=max_rate)
         reason = self._reason(found, samples)
@@ -535,9 +537,10 @@ class EightPuzzle(base.Exercise):
 
     @staticmethod
     def _reason(found, samples):
-        """The evidence's sentence, in the words of this exercise."""
+        """The evidence's sentence, in the words of this exercise (the evidence's own for a
+        hidden or drawn start: no count or floor of it is quoted)."""
         case = found.details.get('case')
-        sample = next((s for s in samples if s.case == case), None)
+        sample = next((s for s in samples if s.case == case and not s.hidden), None)
         if found.status == evidence.NOT_COUNTED and sample is not None:
             return (f'{sample.counts[0]} expansions counted on {case} where any A* with the '
                     f'heuristics of the sheet expands at least {sample.floor}: FindNextStates '
