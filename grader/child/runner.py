@@ -17,7 +17,9 @@ uses.  Then it answers the parent's requests:
 ``call``
     fork a fresh case process for one probe request: every case starts
     from the same clean state, as right after import -- nothing kept in
-    memory, in files, or in another process by an earlier case;
+    memory, in files (:meth:`Runner.reset` empties every folder a case may
+    write in and puts the project back), or in another process by an
+    earlier case;
 ``stop``
     kill the running case process (the parent saw it exceed its limit);
 ``exit``

@@ -11,7 +11,8 @@ command line, environment and folders of one child:
   from a descriptor, and the pristine copy of the submission); and two
   size-capped scratch file systems, ``/tmp`` and ``/home/student`` (the
   private copy, ``/home/student/project``, whose size limit is the policy's
-  ``sandbox.disk_mb``).  No folder of the grader is bound, so neither the
+  ``sandbox.disk_mb``), which the runner empties before every case, as it
+  does ``/dev/shm`` (``paths['scratch']``).  No folder of the grader is bound, so neither the
   command line, the environment nor the mount table shows where the grader
   lives.  The child is PID 1 of its own PID namespace, with no network, and
   its own IPC and UTS namespaces;
