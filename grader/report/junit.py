@@ -11,7 +11,8 @@ with one ``<testcase classname="ASSIGNMENT.EXERCISE" name="CHECK">``.
   ``<error>``;
 - an exercise not submitted, or a check without cases, is ``<skipped>``.
 
-Points are ``<property>`` elements of each suite: ``score``, ``max_score``,
+Every ``time`` is the imports' and the public cases' (a hidden case's time is
+in none).  Points are ``<property>`` elements of each suite: ``score``, ``max_score``,
 ``counted``, and ``points.CHECK`` / ``max_points.CHECK`` per check (the
 JUnit schema CI servers validate against has no testcase properties).
 """
