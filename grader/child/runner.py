@@ -55,9 +55,11 @@ GRACE = 0.5
 """Seconds a case process has to exit after writing its reply."""
 SCAN_LIMIT = 2000
 """Entries the runner lists to tell whether a case left the private folders as it found them."""
-CONTENT_LIMIT = 1 << 20
+CONTENT_LIMIT = 256 * 1024
 """Bytes of the private copy's files the runner reads back after each case to tell whether it
-changed them (the rest are told by their size, times and inode)."""
+changed them, in files of at most :data:`FILE_CONTENT_LIMIT` bytes (the student's own; the
+rest, such as data files a plug-in adds, are told by their size, times and inode)."""
+FILE_CONTENT_LIMIT = 64 * 1024
 
 
 def main():
@@ -152,9 +154,10 @@ def listing(path, limit=SCAN_LIMIT, content=CONTENT_LIMIT):
     """``{relative path: (size, mtime_ns, ctime_ns, inode, mode, content)}`` of a tree, or
     None past ``limit`` entries.
 
-    ``content`` is the bytes of a regular file while the files read so far hold at most
-    ``content`` bytes (None past that): a case that writes a file and puts its size and
-    times back (``os.utime``) within one tick of the kernel's clock still changes it.
+    ``content`` is the bytes of a regular file of at most :data:`FILE_CONTENT_LIMIT` bytes
+    while the files read so far hold at most ``content`` bytes (None past that): a case
+    that writes such a file and puts its size and times back (``os.utime``) within one tick
+    of the kernel's clock, which its change time may not tell, still changes it.
     """
     found, stack, budget = {}, [''], [content]
     while stack:
@@ -180,7 +183,7 @@ def listing(path, limit=SCAN_LIMIT, content=CONTENT_LIMIT):
 
 def _content(path, info, budget):
     """The bytes of the regular file at ``path`` while ``budget[0]`` lasts, else None."""
-    if not stat.S_ISREG(info.st_mode) or info.st_size > budget[0]:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > min(budget[0], FILE_CONTENT_LIMIT):
         return None
     budget[0] -= info.st_size
     try:
