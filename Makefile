@@ -10,9 +10,11 @@ BIN    := $(VENV)/bin
 
 .PHONY: setup demo test quick slow lint matrix bench fixtures clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py grader/child/_tally.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	@# the distribution was named `grader` before it became search-grader: never both
+	$(BIN)/python -m pip uninstall -q -y grader 2>/dev/null || true
 	$(BIN)/python -m pip install -q -e '.[all]'
 	@# bytecode now, as a regular install has it (an editable one compiles at each start
 	@# when PYTHONDONTWRITEBYTECODE is set)

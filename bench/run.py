@@ -250,47 +250,48 @@ def bench_start_cost(repeats):
 
 
 def bench_instrumentation(repeats):
-    """6. The student's search with and without node counting (tic-tac-toe pruning cases)."""
+    """6. The student's search with and without node counting (tic-tac-toe pruning cases):
+    plain first, then the C counter (grader/child/_tally.c) installed in this process, as
+    the runner does (it stays on this thread: measured last)."""
     import importlib.util
 
     from grader import config, fixtures
     from grader import exercises as plugins
-    from grader.child import counting
+    from grader.child import tally
     from grader.exercises.tictactoe import probe
-    counting.claim()        # as a case process does before the module runs (3.12+)
     policy = config.load(ROOT / 'grading.yaml')
     plugin = plugins.get('tictactoe')
     settings = policy.exercises['tictactoe']
+    options = plugin.child_options(settings)
     cases, _, _ = fixtures.load_cases(plugin, settings)
     payloads = [dict(r.payload, reps=1) for c in cases if 'pruning' in c.tags
                 for r in plugin.requests(c, settings)]
-    rows = []
+    modules = []
     for label, path in (('alpha-beta (reference)', REFERENCE['tictactoe.py']),
                         ('plain minimax (handout style)', HANDOUT['tictactoe.py'])):
         spec = importlib.util.spec_from_file_location('tictactoe', path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        modules.append((label, module))
 
-        class Ctx:
-            student_files = {str(path)}
-
-            @staticmethod
-            def submission_codes(excluded=()):
-                from grader.child import counting
-                return counting.submission_codes([module.__dict__], excluded)
-        plain, counted = [], []
+    def timings(call):
+        found = []
         for _ in range(repeats):
             start = time.perf_counter()
             for payload in payloads:
-                probe.direct_call(module, payload, plugin.child_options(settings))
-            plain.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            for payload in payloads:
-                probe.handle(module, payload, plugin.child_options(settings), Ctx)
-            counted.append(time.perf_counter() - start)
+                call(payload)
+            found.append(time.perf_counter() - start)
+        return median(found)
+    plain = {label: timings(lambda p, m=module: probe.direct_call(m, p, options))
+             for label, module in modules}
+    if not (tally.load(None) and tally.install()):
+        return [('6. node counting overhead', 'n/a', tally.NOT_BUILT)]
+    rows = []
+    for label, module in modules:
+        counted = timings(lambda p, m=module: probe.handle(m, p, options, None))
         rows.append((f'6. node counting overhead, tic-tac-toe {label}',
-                     f'{median(counted) / median(plain):.2f}x',
-                     f'{median(plain):.3f} s plain, {median(counted):.3f} s counted '
+                     f'{counted / plain[label]:.2f}x',
+                     f'{plain[label]:.3f} s plain, {counted:.3f} s counted '
                      f'({len(payloads)} pruning positions)'))
     return rows
 

@@ -146,6 +146,7 @@ def _main(argv):
             if light and args.command in BATCH_COMMANDS:  # only if the guess above was wrong
                 args = parser().parse_args(argv)
             leftovers.sweep_and_say(quiet=getattr(args, 'quiet', False))
+            _say_if_uncounted(args.command)
             return command(args.command)(args)
         except UserError as error:
             print(f'grader: error: {error}', file=sys.stderr)
@@ -165,7 +166,10 @@ def _prairielearn_ungradable(args, error):
     if path and path != '-':
         # on demand: each sub-command loads only its own modules (start-up time)
         from grader.report import prairielearn
-        message = str(error).replace(str(getattr(args, 'path', '')), 'your submission')
+        given = str(getattr(args, 'path', ''))
+        # a sentence about the submission itself reads without its path
+        message = error.message if error.path in (given, given.rstrip('/')) else \
+            str(error).replace(given, 'your submission')
         prairielearn.write_ungradable(path, f'Your submission could not be graded: {message}')
 
 
@@ -194,15 +198,16 @@ def _grade(args, include_hidden):
 
 def _grade_started(args, include_hidden):
     # on demand: each sub-command loads only its own modules (start-up time)
-    from grader import config
+    from grader import config, submission
 
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers, session
 
     # The first child starts as soon as the isolation and the sandbox settings
     # are known, while the plug-ins and the engine load.
-    document = config.read(args.config, graded=args.path)   # never the graded folder's own
-    note = config.ignored_note(args.path, document[0])
+    graded = submission.folder_of(args.path)    # one that does not exist: refused at once
+    document = config.read(args.config, graded=graded)   # never the graded folder's own
+    note = config.ignored_note(graded, document[0])
     if note and not args.quiet:
         print(f'grader: note: {note}', file=sys.stderr)
     sandbox = config.sandbox_settings(document[1])
@@ -210,10 +215,11 @@ def _grade_started(args, include_hidden):
     config.mount_plugins(document)      # their probes go into the spare's archive
     session.start_spare(isolation, sandbox)
     policy = config.load(document=document)
+    graded = submission.folder(args.path, policy)   # a file: its folder, or refused by name
     # after the first child has started: plug-ins and engine load meanwhile
     from grader import engine
     requested = args.assignment or (engine.ALL if not include_hidden else None)
-    chosen = engine.pick_assignments(policy, Path(args.path), requested)
+    chosen = engine.pick_assignments(policy, graded, requested)
     if len(chosen) > 1 and '-' in _report_paths(args):
         raise UserError('several assignments found: write reports to files (one per assignment) '
                         'or pick one with --assignment NAME', args.path)
@@ -221,7 +227,7 @@ def _grade_started(args, include_hidden):
     if not args.quiet:
         for missing in run.isolation.missing:
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
-    results = engine.grade_many(policy, Path(args.path), [a.name for a in chosen], run=run,
+    results = engine.grade_many(policy, graded, [a.name for a in chosen], run=run,
                                 submitted_at=getattr(args, 'submitted_at', None))
     write_reports(results, args, job_summary=not include_hidden)
     if args.fail_under is not None and any(r.score < args.fail_under for r in results):
@@ -302,6 +308,13 @@ def cmd_fixtures(args):
     return 2 if failures else 0
 
 
+def _say_if_uncounted(name):
+    """One line on standard error when the C search counter was not built."""
+    from grader.child import tally
+    if name in ('check', 'grade', 'batch', 'regrade') and tally.extension_path() is None:
+        print(f'grader: warning: {tally.NOT_BUILT}', file=sys.stderr)
+
+
 def cmd_doctor(args):
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader import calibrate
@@ -317,6 +330,9 @@ def cmd_doctor(args):
         print(f'  + {layer}')
     for missing in isolation.missing:
         print(f'  - {missing}')
+    from grader.child import tally
+    counter = tally.extension_path()
+    print(f'search counter: C, {counter}' if counter else f'search counter: {tally.NOT_BUILT}')
     cal = calibrate.measure(policy.calibration_repeats)
     print(f"calibration unit: {cal['unit_seconds']:.4f} s ({cal['workload']})")
     for name, settings in policy.exercises.items():
@@ -340,10 +356,8 @@ def cmd_dist(args):
         # on demand: each sub-command loads only its own modules (start-up time)
         from grader.platforms import gradescope
         names = gradescope.build(policy, args.gradescope, args.assignment)
-        print(f'{args.gradescope}: the Gradescope autograder, {len(names)} files (setup.sh, '
-              'run_autograder, the grader and the course with its hidden fixtures and '
-              'reference: upload it to Gradescope, never give it to students)')
-        for path in gradescope.missing_hidden(policy):
+        print(f'{args.gradescope}: {gradescope.described(policy, args.assignment, names)}')
+        for path in gradescope.missing_hidden(policy, args.assignment):
             print(f'note: {path} does not exist: the autograder grades without it',
                   file=sys.stderr)
     return 0

@@ -115,6 +115,8 @@ class Policy:
     calibration_repeats: int
     course: str = ''
     """The course's name: part of the seed of the positions drawn for each submission."""
+    similarity: dict = None
+    """``similarity`` of grading.yaml (``known`` and ``template`` as paths), or None."""
 
     def assignment_for(self, exercise_names):
         """The assignment that contains all of ``exercise_names`` (first wins)."""
@@ -233,7 +235,8 @@ def load(path=None, document=None, graded=None):
                   load_seconds=float(box.get('load_seconds', 5.0)),
                   require=box.get('require', 'advisory'),
                   calibration_repeats=data.get('calibration', {}).get('repeats', 3),
-                  course=str(data.get('course', root.name)))
+                  course=str(data.get('course', root.name)),
+                  similarity=_similarity(data.get('similarity'), root, (path, where)))
 
 
 def mount_plugins(document):
@@ -280,6 +283,23 @@ def check_rule_fact(registry, req, keys, path, where):
                         f"{', '.join(req['together'])}, fewer than at_least "
                         f"({req.get('at_least', 1)}); facts these exercises report for rules: "
                         f"{', '.join(known) or 'none'}", path, where.line(keys))
+
+
+def _similarity(raw, root, origin):
+    """``similarity`` of grading.yaml with its folders resolved and checked, or None."""
+    if raw is None:
+        return None
+    out = dict(raw)
+    for key in ('known', 'template'):
+        if key in raw:
+            folder = root / raw[key]
+            if not folder.is_dir():
+                raise _error(origin, f'similarity.{key}: {raw[key]} is not a folder (give the '
+                             'folder, relative to grading.yaml)', 'similarity', key)
+            out[key] = folder
+    if 'template' not in raw and (root / 'student_template').is_dir():
+        out['template'] = root / 'student_template'
+    return out
 
 
 def _error(origin, message, *keys):

@@ -1,9 +1,10 @@
 """The student distribution: the grader with the public course files only.
 
 ``grader dist OUT`` writes a folder that students (or their CI) install and
-run ``grader check`` from: the ``grader`` package, ``pyproject.toml``,
-``grading.yaml``, the plug-ins it mounts from the course's folders, the public
-fixture files and the data files the policy names, and ``student_template/``.
+run ``grader check`` from: the ``grader`` package, ``pyproject.toml`` and
+``setup.py`` (which builds the C search counter), ``grading.yaml``, the
+plug-ins it mounts from the course's folders, the public fixture files and the
+data files the policy names, and ``student_template/``.
 Its ``README.md`` is the students' one (``student_template/README.grader.md``),
 not the instructor's.  It never contains ``reference/`` or any hidden fixture
 file; :func:`build` refuses to write one that would.
@@ -15,13 +16,14 @@ from grader.errors import UserError
 
 STUDENT_README = Path('student_template') / 'README.grader.md'
 """The README.md of the distribution: written for students."""
-SKIP = shutil.ignore_patterns('__pycache__', '*.pyc', '*.egg-info', '.pytest_cache')
+SKIP = shutil.ignore_patterns('__pycache__', '*.pyc', '*.so', '*.egg-info', '.pytest_cache')
+"""Never copied: bytecode and extensions built here (an install builds its own), caches."""
 
 
 def public_files(policy):
     """Paths (relative to the policy root) that the distribution needs."""
     root = policy.root
-    wanted = [Path('pyproject.toml'), Path(policy.path.name), Path('grader'),
+    wanted = [Path('pyproject.toml'), Path('setup.py'), Path(policy.path.name), Path('grader'),
               Path('student_template')]
     for settings in policy.exercises.values():
         if settings.plugin and Path(settings.plugin).resolve().is_relative_to(root):

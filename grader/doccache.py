@@ -79,7 +79,11 @@ def put(key, data):
         return False
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=where, prefix=f'.{key[:16]}-', suffix='.tmp')
+        # marked as this process's: a run killed while writing leaves it to the next
+        # run's sweep (grader.sandbox.leftovers); only a write imports the marks
+        from grader.sandbox import leftovers
+        fd, temporary = tempfile.mkstemp(dir=where, prefix=f'{leftovers.prefix()}{key[:16]}-',
+                                         suffix='.tmp')
         try:
             with os.fdopen(fd, 'w', encoding='utf-8') as f:
                 f.write(text)

@@ -14,9 +14,8 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
-from grader import __version__, calibrate, fixtures, generated, scoring
+from grader import __version__, calibrate, fixtures, generated, scoring, submission
 from grader import exercises as plugins
 from grader.errors import UserError
 from grader.exercises import base
@@ -102,19 +101,25 @@ ALL = 'all'
 
 def pick_assignments(policy, submission_dir, requested=None):
     """The assignments to grade: the requested one; with None the first, with
-    ``all`` every one, whose exercise files are present."""
+    ``all`` every one, whose exercise files are present.
+
+    A submission that holds no file of the assignments looked for is refused
+    in one sentence saying why (:func:`grader.submission.absent`): a file one
+    folder down, a misnamed file, an empty hand-in.
+    """
     if requested not in (None, ALL):
         if requested not in policy.assignments:
             raise UserError(f'unknown assignment {requested!r} (known: '
                             f'{", ".join(policy.assignments)})', policy.path)
-        return [policy.assignments[requested]]
+        candidates = [policy.assignments[requested]]
+    else:
+        candidates = list(policy.assignments.values())
     found = {name for name, settings in policy.exercises.items()
              if plugins.get(name).locate(submission_dir, settings)}
-    present = [a for a in policy.assignments.values() if found & set(a.exercises)]
+    present = [a for a in candidates if found & set(a.exercises)]
     if not present:
-        expected = ', '.join(f for s in policy.exercises.values() for f in s.files)
-        raise UserError(f'no exercise file found (looked for {expected}, also under src/)',
-                        submission_dir)
+        names = [n for a in candidates for n in a.exercises]
+        raise UserError(submission.absent(policy, submission_dir, names), submission_dir)
     return present if requested == ALL else present[:1]
 
 
@@ -132,10 +137,7 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     every one found).  The lanes of all their exercises share the ``run.jobs``
     workers, and an exercise in two assignments is graded once.
     """
-    submission_dir = Path(submission_dir)
-    if not submission_dir.is_dir():
-        raise UserError('not a folder (pass the folder that holds the submission)',
-                        submission_dir)
+    submission_dir = submission.folder(submission_dir, policy)
     run = run or Run(policy)
     chosen = []
     for requested in assignments:
@@ -144,6 +146,7 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
                 chosen.append(found)
     names = [n for a in chosen for n in a.exercises if not only or n in only]
     names = list(dict.fromkeys(names))
+    submission.readable(submission_dir)    # one line, before any sandbox copies it
     # Every fixture of a submitted exercise is validated, and the oracle that answers
     # the positions drawn for it found, before any child starts.
     for name in names:

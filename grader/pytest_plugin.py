@@ -43,8 +43,14 @@ student's own folder it is the student's own pytest.
 Activation: ``--grader-submission``, the ini option ``grader_submission``, or
 automatically when pytest runs in a folder without tests of its own that
 holds an exercise file the policy knows.  Otherwise the plug-in does
-nothing.  Importing this module is cheap: the grader is imported only when
-the plug-in is active.  ``-p no:grader`` turns it off entirely.
+nothing, but for a folder holding a file a built-in exercise looks for
+(``tictactoe.py`` ...) when no course grading.yaml is found: rather than
+"collected 0 items", a usage error says how to point at the course's
+(``GRADER_CONFIG`` or ``--grader-config``).  A path given that does not exist,
+or a file that is no exercise file, is refused in the words of
+:mod:`grader.submission`; an exercise file stands for its folder.
+Importing this module is cheap: the grader is imported only when the plug-in
+is active.  ``-p no:grader`` turns it off entirely.
 """
 import os
 import sys
@@ -55,6 +61,7 @@ import pytest
 from grader.errors import UserError
 
 _FOLDER = pytest.StashKey()
+_GIVEN = pytest.StashKey()
 
 
 def pytest_addoption(parser):
@@ -80,6 +87,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     if folder is not None:
         early_config.known_args_namespace.noconftest = True
         early_config.stash[_FOLDER] = folder
+        early_config.stash[_GIVEN] = _option(early_config, 'grader_submission') or folder
         _leave_sys_path(folder)
 
 
@@ -141,10 +149,10 @@ def _submission_folder(config):
     """The folder to grade, or None when the plug-in was not asked for."""
     option = _option(config, 'grader_submission')
     if option:
-        folder = Path(option).resolve()
+        given = Path(option)
     elif config.getini('grader_submission'):
         base = config.inipath.parent if config.inipath else config.rootpath
-        folder = (base / config.getini('grader_submission')).resolve()
+        given = base / config.getini('grader_submission')
     else:
         here = Path(config.invocation_params.dir).resolve()
         if not _looks_like_submission(here):
@@ -154,10 +162,33 @@ def _submission_folder(config):
         if _knows_files(config, here):
             return here
         sys.path[:] = kept
+        _no_course(config, here)
         return None
-    if not folder.is_dir():
-        raise pytest.UsageError(f'grader: {folder} is not a folder (pass the submission folder)')
-    return folder
+    # on demand: the grader is imported only when the plug-in is asked for
+    from grader import submission
+    try:
+        return submission.folder_of(given).resolve()   # a file: checked by name later
+    except UserError as error:
+        raise pytest.UsageError(f'grader: {error}') from None
+
+
+def _no_course(config, folder):
+    """A folder holding an exercise file, with no grading.yaml to grade it by: a usage
+    error saying how to point at the course's (rather than "collected 0 items")."""
+    from grader import config as policies  # only when no course was found
+    from grader import exercises as plugins  # only when no course was found
+    try:
+        policies.find(_option(config, 'grader_config'), start=folder, graded=folder)
+        return
+    except UserError:
+        pass
+    files = sorted({name for plugin in plugins.registry().values() for name in plugin.files
+                    if (folder / name).is_file() or (folder / 'src' / name).is_file()})
+    if files:
+        raise pytest.UsageError(
+            f'grader: this folder holds {", ".join(files)}, but no course grading.yaml was '
+            'found to grade it by: point at the one of your course\'s grader with '
+            'GRADER_CONFIG=path/to/grader/grading.yaml (or --grader-config FILE)')
 
 
 def _looks_like_submission(folder):
@@ -200,8 +231,12 @@ class Grading:
         self.include_hidden = _option(config, 'grader_hidden')
         try:
             self.policy = policies.load(_option(config, 'grader_config'), graded=folder)
+            # on demand: the grader is imported only when the plug-in is active
+            from grader import submission
+            submission.folder(config.stash.get(_GIVEN, folder), self.policy)   # a file: by name
             self.assignments = engine.pick_assignments(
                 self.policy, folder, _option(config, 'grader_assignment') or engine.ALL)
+            submission.readable(folder)     # one line now, not one failure per item
         except UserError as error:
             raise pytest.UsageError(f'grader: {error}') from None
         self.ignored = policies.ignored_note(folder, self.policy.path)

@@ -23,7 +23,7 @@ for version in $versions; do
     continue
   fi
   venv=".matrix/$version"
-  if [ ! -f "$venv/.installed" ] || [ pyproject.toml -nt "$venv/.installed" ]; then
+  if [ ! -f "$venv/.installed" ] || [ pyproject.toml -nt "$venv/.installed" ] || [ grader/child/_tally.c -nt "$venv/.installed" ]; then
     rm -rf "$venv"
     "$python/bin/python$version" -m venv "$venv" &&
       "$venv/bin/python" -m pip install -q --upgrade pip &&

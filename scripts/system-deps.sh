@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Install the system packages the strongest sandbox level uses (bubblewrap, libseccomp).
+# Install the system packages the strongest sandbox level uses (bubblewrap, libseccomp),
+# and headless Chromium, with which the tests look at the class's HTML pages.
 # Needs root and apt-get; elsewhere it says what is missing and carries on:
-# the grader then runs at a lower isolation level and says so in every result.
+# the grader then runs at a lower isolation level and says so in every result, and the
+# browser tests are skipped with the reason.
 set -u
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # seccomp filters are loaded through libseccomp (pyseccomp is a ctypes wrapper)
 ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || need+=(libseccomp2)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 || {
     apt-get update -qq >/dev/null 2>&1
     apt-get install -y -qq "${need[@]}" >/dev/null 2>&1
-  } || echo "note: could not install ${need[*]}; grading runs at a lower isolation level" >&2
+  } || echo "note: could not install ${need[*]}; grading may run at a lower isolation level" >&2
 else
-  echo "note: ${need[*]} not installed (needs root and apt-get); grading runs at a lower isolation level" >&2
+  echo "note: ${need[*]} not installed (needs root and apt-get); grading may run at a lower isolation level" >&2
 fi
 exit 0

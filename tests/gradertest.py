@@ -145,10 +145,12 @@ def quick_course(policy, folder, edit=None):
 
 # -- which tests share a worker under pytest-xdist (see conftest.pytest_itemcollected) --
 SHARED_BY_MODULE = (
-    'test_attacks.py', 'test_forging.py', 'test_batch_moodle.py', 'test_batch_run.py',
+    'test_attacks.py', 'test_forging.py', 'test_batch_classpage.py', 'test_batch_moodle.py',
+    'test_batch_run.py',
     'test_batch_safety.py', 'test_canary.py', 'test_chaos.py', 'test_eightpuzzle_generated.py',
     'test_entry_points.py', 'test_many_assignments.py', 'test_plugin_course.py', 'test_hangs.py',
     'test_eightpuzzle_judge.py', 'test_eightpuzzle_reference.py', 'test_gradescope.py',
+    'test_prairielearn.py', 'test_hidden_fixtures.py',
     'test_travel_generated.py', 'test_travel_plugin.py', 'test_travel_reference.py',
     'test_writers.py')
 """Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""

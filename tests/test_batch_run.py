@@ -7,6 +7,7 @@ what it checks.  The generated class of 200 is in test_batch_class.py.
 """
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -68,10 +69,20 @@ def history(out):
         return {k: book.history(k) for k in book.keys()}
 
 
+def with_similarity(document):
+    document['similarity'] = {'known': 'known', 'template': 'template'}
+
+
 @pytest.fixture(scope='module')
 def course(policy, tmp_path_factory):
-    """The grading.yaml of these tests' course (:func:`gradertest.quick_course`)."""
-    return quick_course(policy, tmp_path_factory.mktemp('course'))
+    """The grading.yaml of these tests' course (:func:`gradertest.quick_course`), which
+    compares the hand-ins too: with the template left out, and one of the class's hand-ins
+    among the known solutions (``alphabeta_nested``)."""
+    folder = tmp_path_factory.mktemp('course')
+    (folder / 'known' / 'tictactoe').mkdir(parents=True)
+    (folder / 'known' / 'tictactoe' / 'found.py').write_bytes(variant('alphabeta_nested'))
+    shutil.copytree(ROOT / 'student_template', folder / 'template')
+    return quick_course(policy, folder, edit=with_similarity)
 
 
 @pytest.fixture(scope='module')
@@ -195,6 +206,8 @@ def fixed_policy(policy, folder):
     (as after fixing a fixture), loaded as a policy file."""
     blob, digest = bundle.make(policy)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 2**20, max_files=10**5))
+    for name in ('known', 'template'):          # similarity's folders: not in a bundle
+        shutil.copytree(policy.root / name, folder / name)
     path = folder / 'fixtures' / 'tictactoe.yaml'
     data = yaml.safe_load(path.read_text())
     case = data['cases'][0]
@@ -244,7 +257,7 @@ def descendants():
 
 
 def test_dask_local_cluster_gives_the_same_verdicts(graded_class, course, tmp_path):
-    import distributed  # noqa: F401  (grader[batch], installed with the tests: fail, never skip)
+    import distributed  # noqa: F401  (the batch extra, installed with the tests: fail, never skip)
     source, out = graded_class
     earlier = descendants()
     dask_out = tmp_path / 'dask'
@@ -254,6 +267,10 @@ def test_dask_local_cluster_gives_the_same_verdicts(graded_class, course, tmp_pa
     remote = current_results(dask_out)
     assert {k: (r.status, compare.verdict(r.result)) for k, r in remote.items()} == \
         {k: (r.status, compare.verdict(r.result)) for k, r in local.items()}
+    # the hand-ins are compared where the batch runs, from what the gradebook stores
+    alike = (dask_out / 'similarity.csv').read_text()
+    assert alike == (out / 'similarity.csv').read_text()
+    assert ',known:tictactoe/found.py,known,1.00,1.00,' in alike
     workers = {r['worker'].split(':')[1] for rs in history(dask_out).values() for r in rs
                if r['worker']}
     assert len(workers) >= 1

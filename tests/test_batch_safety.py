@@ -90,7 +90,7 @@ def missing_hidden_expected(copy):
 @pytest.mark.parametrize('breaking, names', [
     (duplicate_case, ('connect4.yaml', 'duplicate case name')),
     (bad_policy, ('grading.yaml', 'points')),
-    (missing_hidden_expected, ('hidden/eightpuzzle.yaml:', "'expected' is a required")),
+    (missing_hidden_expected, ('hidden/eightpuzzle.yaml:', 'no expected answers; run')),
 ])
 def test_a_broken_course_stops_before_anything_is_touched(graded, course, tmp_path, capsys,
                                                          breaking, names):

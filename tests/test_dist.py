@@ -16,6 +16,8 @@ def test_distribution_is_public_and_works(policy, tmp_path):
     written = dist.build(policy, out)
     files = [p.relative_to(out).as_posix() for p in out.rglob('*') if p.is_file()]
     assert 'grading.yaml' in written and 'grader' in written
+    assert 'setup.py' in written and (out / 'grader' / 'child' / '_tally.c').is_file()
+    assert not any(f.endswith('.so') for f in files)      # an install builds its own
     assert not any(f.startswith('reference/') or '/reference/' in f for f in files)
     assert not any(f.startswith('hidden/') for f in files)
     for settings in policy.exercises.values():

@@ -21,6 +21,7 @@ from grader import cli, yamlio
 from grader.batch import archives, bundle
 from gradertest import ROOT, SUBMISSIONS
 from test_batch_archives import make_zip
+from test_prairielearn import without_reading_others_files
 
 
 @pytest.fixture(scope='module')
@@ -51,10 +52,11 @@ def test_the_zip_has_the_scripts_at_the_top_and_the_whole_course(autograder_zip,
     assert {'setup.sh', 'run_autograder'} <= set(infos)
     assert stat.S_IMODE(infos['run_autograder'].external_attr >> 16) & 0o111
     names = set(infos)
-    assert {'grading.yaml', 'pyproject.toml', 'grader/cli.py', 'autograder.json',
+    assert {'grading.yaml', 'pyproject.toml', 'setup.py', 'grader/child/_tally.c',
+            'grader/cli.py', 'autograder.json',
             'fixtures/tictactoe.yaml', 'hidden/tictactoe.yaml',
             'reference/oracles/tictactoe.py', 'fixtures/travel/network.json'} <= names
-    assert not any('__pycache__' in n for n in names)
+    assert not any('__pycache__' in n or n.endswith('.so') for n in names)
     settings = json.loads(zipfile.ZipFile(autograder_zip).read('autograder.json'))
     assert settings['assignment'] == 'oulu-exercise-1'
 
@@ -129,6 +131,31 @@ def test_a_misnamed_file_gets_zero_and_the_name_expected(autograder_zip, tmp_pat
     assert results['tests'][0]['max_score'] == 5
 
 
+def test_a_file_one_folder_down_is_named_with_where_to_move_it(autograder_zip, tmp_path):
+    root = autograder_root(autograder_zip, tmp_path,
+                           {'README.txt': b'notes', 'exercise1/tictactoe.py': ALPHABETA})
+    results, _ = run_autograder(root)
+    assert results['score'] == 0 and results['tests'][0]['max_score'] == 5
+    assert results['output'] == ('Your submission could not be graded: exercise1/tictactoe.py '
+                                 'is one folder down: move it to the top of your submission.')
+
+
+def test_an_unreadable_file_gets_zero_and_one_line(autograder_zip, tmp_path):
+    root = autograder_root(autograder_zip, tmp_path, {'tictactoe.py': ALPHABETA})
+    (root / 'submission' / 'tictactoe.py').chmod(0)
+    wrap = without_reading_others_files()
+    env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+    env.update(GRADER_AUTOGRADER_ROOT=str(root), GRADER_PYTHON=sys.executable)
+    done = subprocess.run([*wrap, str(root / 'run_autograder')], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / 'results' / 'results.json').read_text())
+    assert results['score'] == 0
+    assert results['output'] == ('Your submission could not be graded: tictactoe.py cannot be '
+                                 'read (permission denied): hand it in again as an ordinary '
+                                 'file its owner can read.')
+
+
 def test_an_unreadable_upload_gets_zero_and_says_why(autograder_zip, tmp_path):
     root = autograder_root(autograder_zip, tmp_path, {'upload.zip': b'PK\x03\x04 cut short'})
     results, _ = run_autograder(root)
@@ -149,3 +176,19 @@ def test_a_failure_of_the_grader_still_writes_results(autograder_zip, tmp_path):
     # Python itself cannot start: the script writes the result on its own.
     results, _ = run_autograder(root, python='/bin/false')
     assert results['score'] == 0 and 'problem of the grader' in results['output']
+
+
+def test_dist_says_which_hidden_fixtures_the_zip_holds(course, tmp_path, capsys):
+    config = str(course / 'grading.yaml')
+    assert cli.main(['--config', config, 'dist', '--gradescope', str(tmp_path / 'a.zip'),
+                     '--assignment', 'oulu-exercise-1']) == 0
+    said = capsys.readouterr()
+    assert '1 hidden fixture file and the reference' in said.out
+    assert 'hidden/connect4.yaml does not exist' in said.err
+    assert 'travel' not in said.err                 # not an exercise of this assignment
+    assert cli.main(['--config', config, 'dist', '--gradescope', str(tmp_path / 'b.zip'),
+                     '--assignment', 'routeplanner']) == 0
+    said = capsys.readouterr()
+    assert 'no hidden fixture file' in said.out and 'hidden fixtures' not in said.out
+    assert 'hidden/travel.yaml does not exist' in said.err
+    assert 'tictactoe' not in said.err

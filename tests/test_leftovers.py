@@ -49,8 +49,10 @@ def test_marks_name_a_live_owner_and_tell_a_reused_pid():
     assert leftovers.owner_of(leftovers.prefix('batch') + 'abc') == mine
     assert not leftovers.alive(os.getpid(), mine[1] + 1)   # same pid, another process
     assert not leftovers.alive(*dead_owner())
-    for unmarked in ('grader-abc123', 'grader-1234-5-deadbeef', 'grader-course-1234-t5-',
-                     'other-1234-t5-x'):
+    for kind in leftovers.KINDS:
+        assert leftovers.owner_of(leftovers.prefix(kind) + 'abc') == mine, kind
+    for unmarked in ('grader-abc123', 'grader-1234-5-deadbeef', 'grader-course-0123456789ab-k2j3',
+                     'grader-other-1234-t5-x', 'other-1234-t5-x'):
         assert leftovers.owner_of(unmarked) is None, unmarked
 
 
@@ -103,6 +105,48 @@ def test_processes_working_in_a_dead_runs_folder_are_killed(tmp_path):
         for proc in (in_folder, with_tmpdir, elsewhere):
             proc.kill()
             proc.wait()
+
+
+def test_a_killed_dask_workers_course_copy_is_swept(policy, tmp_path):
+    """A worker unpacks the course it is sent (grader.batch.bundle.load) into the temporary
+    folder; killed outright (SIGKILL), it leaves the copy, which the next sweep removes."""
+    from grader.batch import bundle
+    blob, digest = bundle.make(policy)
+    (tmp_path / 'course.zip').write_bytes(blob)
+    worker = subprocess.Popen(
+        [sys.executable, '-c', 'import sys; from grader.batch import bundle; '
+         'policy = bundle.load(open(sys.argv[1], "rb").read(), sys.argv[2]); '
+         'print(policy.root, flush=True); sys.stdin.read()',
+         str(tmp_path / 'course.zip'), digest],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env=dict(os.environ, TMPDIR=str(tmp_path)))
+    try:
+        copy = tmp_path / os.path.basename(worker.stdout.readline().strip())
+        assert copy.is_dir() and (copy / 'grading.yaml').is_file()
+        assert leftovers.sweep(tmp_path, cgroups=False).folders == 0   # its worker lives
+    finally:
+        worker.kill()
+        worker.wait()
+    assert copy.is_dir() and oct(copy.stat().st_mode & 0o777) == '0o700'  # left by the kill
+    swept = leftovers.sweep(tmp_path, cgroups=False)
+    assert swept.folders == 1 and not swept.problems, swept
+    assert not copy.exists() and (tmp_path / 'course.zip').exists()
+
+
+def test_a_cache_file_a_killed_run_was_writing_is_swept(tmp_path):
+    cache = tmp_path / 'cache'
+    cache.mkdir()
+    dead = dead_owner()
+    unfinished = cache / f'grader-{dead[0]}-t{dead[1]}-0123abcd-x1y2.tmp'
+    unfinished.write_text('{"key": ')
+    mine = cache / f'{leftovers.prefix()}4567-z9.tmp'
+    mine.write_text('{')
+    entry = cache / 'child-0123abcd.zip'
+    entry.write_text('a finished cache entry')
+    swept = leftovers.sweep(tmp_path / 'tmp', cgroups=False, cache=cache)
+    assert (swept.files, swept.folders) == (1, 0) and not swept.problems, swept
+    assert not unfinished.exists() and mine.exists() and entry.exists()
+    assert swept.sentence().endswith('stopped: 1 unfinished cache file')
 
 
 @pytest.fixture

@@ -144,8 +144,8 @@ def test_all_names_the_file_by_assignment_even_when_one_is_found(course, tmp_pat
 def test_an_empty_folder_or_an_unknown_assignment_is_a_one_line_error(course, tmp_path):
     empty = tmp_path / 'empty'
     empty.mkdir()
-    for args, text in ((('check', empty), 'no exercise file found'),
-                       (('grade', empty, '--assignment', 'all'), 'no exercise file found'),
+    for args, text in ((('check', empty), 'your submission is empty'),
+                       (('grade', empty, '--assignment', 'all'), 'your submission is empty'),
                        (('check', empty, '--assignment', 'nosuch'), "unknown assignment 'nosuch'")):
         done = grader(course, *args, cwd=tmp_path)
         assert done.returncode == 2, done.stderr

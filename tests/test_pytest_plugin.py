@@ -133,7 +133,7 @@ def test_a_folder_without_exercise_files_is_a_usage_error(workdir):
     empty.mkdir()
     done, _ = pytest_run(workdir, f'--grader-submission={empty}', f'--grader-config={CONFIG}')
     assert done.returncode == 4, done.stdout + done.stderr
-    assert 'no exercise file found' in done.stderr
+    assert 'your submission is empty' in done.stderr
 
 
 HANDOUT = {

@@ -11,6 +11,10 @@
 - :mod:`pipeline` -- intake, plan, grade, outputs; regrades;
 - :mod:`compare` -- the stable part of a result, and what changed;
 - :mod:`exports` and :mod:`overview` -- CSV, Moodle worksheet, feedback, overview;
+- :mod:`similarity` -- how much of two files is the same code (names, order and
+  comments set aside); :mod:`copies` -- every pair of a class's hand-ins and the known
+  solutions compared, ``similarity.csv`` and the side-by-side views;
+- :mod:`classpage` and :mod:`pages` -- ``index.html`` and a page per student;
 - :mod:`cli` -- ``grader batch`` and ``grader regrade``.
 
 See docs/batch.md.

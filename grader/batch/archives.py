@@ -32,6 +32,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from grader import submission
+
 JUNK = frozenset({'__MACOSX', '.DS_Store', 'Thumbs.db', 'desktop.ini', '.git', '.hg', '.svn',
                   '__pycache__', '.venv', 'venv', 'node_modules', '.idea', '.vscode',
                   '.ipynb_checkpoints', '.pytest_cache', '.mypy_cache'})
@@ -245,8 +247,12 @@ def read_folder(folder, limits, links=None):
             if name in JUNK or os.path.islink(path) or not os.path.isfile(path):
                 continue
             budget.add_file()
-            budget.add_bytes(os.path.getsize(path))
-            files[Path(path).relative_to(folder).as_posix()] = Path(path).read_bytes()
+            relative = Path(path).relative_to(folder).as_posix()
+            try:
+                budget.add_bytes(os.path.getsize(path))
+                files[relative] = Path(path).read_bytes()
+            except OSError as error:   # the sentence every route gives (grader.submission)
+                raise Refused(submission.unreadable(relative, error)) from None
     return files
 
 

@@ -3,7 +3,9 @@
 A Dask worker on another machine has the grader installed but not the
 course: ``grading.yaml`` and the files it names (fixtures, hidden fixtures,
 data files of exercise options, plug-ins mounted from the course's folders,
-and the reference's oracles when positions are drawn at grading time).
+and the reference's oracles when positions are drawn at grading time), not
+the folders of ``similarity`` (the comparison of the hand-ins runs where the
+batch runs).
 :func:`make` packs them into one zip, shipped once to every worker;
 :func:`load` unpacks it there and loads the policy from the copy.  Fixture
 digests are computed from file names and parsed content, so results graded
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from grader.batch import archives
 from grader.errors import UserError
+from grader.sandbox import leftovers
 
 
 def course_files(policy):
@@ -64,8 +67,13 @@ def make(policy):
 def load(blob, digest):
     """The policy of a bundle, unpacked into a private folder removed at exit."""
     from grader import config  # a worker reads the course only when a bundle arrives
-    folder = Path(tempfile.mkdtemp(prefix=f'grader-course-{digest[:12]}-'))
+    # marked as this process's, so the next run's sweep removes it if the worker is killed
+    folder = Path(tempfile.mkdtemp(prefix=f'{leftovers.prefix("course")}{digest[:12]}-'))
     atexit.register(shutil.rmtree, folder, True)
     archives.unpack(blob, folder, archives.Limits(max_bytes=500 * 1024 * 1024,
                                                   max_files=100000))
-    return config.load(folder / 'grading.yaml')
+    path, data, where = config.read(folder / 'grading.yaml')
+    # The hand-ins are compared where the batch runs, never on a worker: the folders of
+    # ``similarity`` (known solutions, the template) stay there.
+    data = {key: value for key, value in data.items() if key != 'similarity'}
+    return config.load(document=(path, data, where))

@@ -154,6 +154,12 @@ def _report(summary, settings):
               'penalty could not be applied: listed in '
               f'{Path(settings.out) / "problems.csv"} (give the times with --moodle-worksheet '
               'or --roster).')
+    if summary.similarity is not None:
+        found = summary.similarity
+        print(f'{len(found.pairs)} pair(s) of similar code (see '
+              f'{Path(settings.out) / "similarity.csv"}; no score changed): '
+              f'{found.compared} pair(s) of files compared now, {found.cached} kept from the '
+              f'gradebook, in {found.seconds:.1f} s.')
     for keys in summary.look_alike:
         print(f'note: the names of {", ".join(keys)} reduce to the same text; each is filed '
               'under its own key: check who is who.')

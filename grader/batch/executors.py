@@ -179,7 +179,9 @@ class DaskCluster:
             # optional dependency (Dask), only for --executor dask
             from distributed import Client, LocalCluster
         except ImportError:
-            raise UserError('Dask is not installed: pip install "grader[batch]"') from None
+            raise UserError('Dask is not installed: install the grader with its batch extra '
+                            '(pip install "search-grader[batch]", or pip install '
+                            '"dask[distributed]")') from None
         cluster = None
         if self.local_workers:
             cluster = LocalCluster(n_workers=self.local_workers, threads_per_worker=1,

@@ -7,6 +7,10 @@ Tables:
   policy digest, and whether it finished or was interrupted;
 - ``submissions``: one row per student key: the identity, the content hash
   and the packed files (so a later regrade needs no source);
+- ``similarity_files``, ``similarity_pairs`` and ``similarity_prints``: the
+  files of each exercise already compared with every other (by content hash
+  and the comparison's settings), the pairs among them that were flagged,
+  and each file's fingerprints (:mod:`grader.batch.copies`);
 - ``results``: every grading outcome ever produced, with its run, the full
   JSON result, the grader version and the fixtures digest; exactly one row
   per submission is ``current``.  ``status`` is ``graded``, ``ungradable``
@@ -23,12 +27,13 @@ import fcntl
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from grader import __version__
 from grader.batch.identity import Identity
+from grader.batch.similarity import Match, Prints
 from grader.errors import UserError
 
 FILE_NAME = 'gradebook.sqlite'
@@ -81,6 +86,23 @@ CREATE TABLE IF NOT EXISTS results (
     worker TEXT NOT NULL DEFAULT '',
     result_json TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS one_current_result ON results(submission_key) WHERE current = 1;
+CREATE TABLE IF NOT EXISTS similarity_files (
+    exercise TEXT NOT NULL,
+    digest TEXT NOT NULL,               -- the comparison's settings and template
+    file_hash TEXT NOT NULL,            -- SHA-256 of the file compared with every other
+    PRIMARY KEY (exercise, digest, file_hash));
+CREATE TABLE IF NOT EXISTS similarity_pairs (
+    exercise TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    hash_a TEXT NOT NULL,               -- hash_a <= hash_b
+    hash_b TEXT NOT NULL,
+    match_json TEXT NOT NULL,           -- shares, matched tokens and spans (a flagged pair)
+    PRIMARY KEY (exercise, digest, hash_a, hash_b));
+CREATE TABLE IF NOT EXISTS similarity_prints (
+    digest TEXT NOT NULL,
+    file_hash TEXT NOT NULL,
+    prints_json TEXT NOT NULL,          -- the file's fingerprints
+    PRIMARY KEY (digest, file_hash));
 """
 
 IDENTITY_FIELDS = ('key', 'student_id', 'name', 'email', 'participant', 'submitted_at', 'origin')
@@ -316,6 +338,42 @@ class Gradebook:
                 fixtures_digest=row['fixtures_digest'] or '',
                 grader_version=row['grader_version'] or ''))
         return out
+
+    # -- similarity ------------------------------------------------------------
+    def compared_files(self, exercise, digest):
+        """Content hashes of the files of ``exercise`` compared with every other already."""
+        return {r['file_hash'] for r in self.db.execute(
+            'SELECT file_hash FROM similarity_files WHERE exercise = ? AND digest = ?',
+            (exercise, digest))}
+
+    def similar_pairs(self, exercise, digest):
+        """``{(hash_a, hash_b): Match}`` of the flagged pairs among the files compared."""
+        return {(r['hash_a'], r['hash_b']): Match(**json.loads(r['match_json']))
+                for r in self.db.execute(
+                    'SELECT hash_a, hash_b, match_json FROM similarity_pairs '
+                    'WHERE exercise = ? AND digest = ?', (exercise, digest))}
+
+    def stored_prints(self, digest, hashes):
+        """``{file hash: Prints}`` stored for the files of ``hashes``."""
+        found = {}
+        for row in self.db.execute('SELECT file_hash, prints_json FROM similarity_prints '
+                                   'WHERE digest = ?', (digest,)):
+            if row['file_hash'] in hashes:
+                found[row['file_hash']] = Prints.from_json(row['prints_json'])
+        return found
+
+    def keep_comparisons(self, exercise, digest, matches, files, prints=None):
+        """Store the flagged ``matches`` ``{(hash_a, hash_b): Match}``, mark ``files``
+        compared with every other and store their ``prints`` ``{hash: Prints}``, in one
+        transaction."""
+        with self.transaction():
+            self.db.executemany('INSERT OR REPLACE INTO similarity_prints VALUES (?, ?, ?)',
+                                [(digest, h, p.to_json()) for h, p in (prints or {}).items()])
+            self.db.executemany(
+                'INSERT OR REPLACE INTO similarity_pairs VALUES (?, ?, ?, ?, ?)',
+                [(exercise, digest, a, b, json.dumps(asdict(m))) for (a, b), m in matches.items()])
+            self.db.executemany('INSERT OR IGNORE INTO similarity_files VALUES (?, ?, ?)',
+                                [(exercise, digest, f) for f in sorted(files)])
 
 
 class _Transaction:

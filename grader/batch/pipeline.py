@@ -20,7 +20,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader import __version__
-from grader.batch import archives, compare, course, exports, identity, overview, sources
+from grader.batch import (
+    archives,
+    classpage,
+    compare,
+    copies,
+    course,
+    exports,
+    identity,
+    overview,
+    sources,
+)
 from grader.batch.gradebook import Gradebook, exists
 from grader.batch.progress import Progress
 from grader.errors import UserError
@@ -60,6 +70,8 @@ class Summary:
     """Groups of keys whose names reduce to the same text (see :func:`sources.look_alike`)."""
     untimed: int = 0
     """Graded submissions of an assignment with a late penalty but without a submission time."""
+    similarity: object = None
+    """The :class:`grader.batch.copies.Report` (None without ``similarity`` in grading.yaml)."""
 
     @property
     def kept(self):
@@ -192,7 +204,7 @@ def batch(policy, source, settings, mode='new'):
             book.finish_run(summary.run_id, 'interrupted')
             raise
         book.finish_run(summary.run_id)
-        summary.written = export(book, policy, settings)
+        summary.written, summary.similarity = export(book, policy, settings)
         _totals(summary, policy, book.records())
     return summary
 
@@ -316,14 +328,16 @@ def regrade(policy, settings, diff=False, resume=False, only=None):
         summary.changes.sort(key=lambda c: c[0].identity.key)
         if not diff:
             book.finish_run(summary.run_id)
-            summary.written = export(book, policy, settings)
+            summary.written, summary.similarity = export(book, policy, settings)
             _totals(summary, policy, book.records())
     return summary
 
 
 # -- outputs ------------------------------------------------------------------------
 def export(book, policy, settings):
-    """Rewrite every output file from the gradebook; the paths written."""
+    """Rewrite every output file from the gradebook: ``(the paths written, the similarity
+    report or None)``.  The comparison of the hand-ins runs here, where the batch runs,
+    whatever executor graded them."""
     out = Path(settings.out)
     records = book.records()
     written = [out / 'grades.csv', out / 'problems.csv', out / 'overview.md',
@@ -337,4 +351,8 @@ def export(book, policy, settings):
     if settings.feedback != 'none':
         exports.write_feedback(records, out / 'feedback', settings.feedback)
         written.append(out / 'feedback')
-    return written
+    report = copies.run(book, policy)
+    if report is not None:
+        written += copies.write(report, out)
+    written += classpage.write(book, records, policy, out, report)
+    return written, report

@@ -9,8 +9,8 @@ observations, and the parent decides.  In order:
    and this case's reply pipe (the parent's channel stays with the runner);
 2. apply the case's layers (:func:`grader.child.layers.apply_case`): a CPU
    rlimit, the no-new-process seccomp filter, the in-process guards; and
-   claim the counting instrument (:func:`grader.child.counting.claim`; the
-   runner claimed it before its first fork, so this only checks);
+   seal the C search counter (:func:`grader.child.tally.seal`: installed by
+   the runner before its first fork, nothing of it can change from then on);
 3. redirect ``print`` to a capped buffer, refuse ``input()``, seed
    ``random`` with 0, put stand-ins for modules the sandbox lacks;
 4. execute the student module (with the import guards on a load: a CPU and
@@ -29,9 +29,10 @@ import signal
 import sys
 import time
 
-from grader.child import channel, counting, layers
+from grader.child import channel, layers, tally
 
 _exit = os._exit
+_kill, _getpid = os.kill, os.getpid
 _setitimer = signal.setitimer
 _perf = time.perf_counter
 
@@ -82,10 +83,6 @@ class Context:
     def output(self):
         """What the submission printed so far (capped)."""
         return self.capture.text()
-
-    def submission_codes(self, excluded=()):
-        """The submission's code objects (see :func:`grader.child.counting.submission_codes`)."""
-        return counting.submission_codes(self.namespaces, excluded)
 
 
 def _alarm(signum, frame):
@@ -249,7 +246,7 @@ def run(job, reply_fd, case_filter, probe):
         _close_descriptors({reply_fd})
         os.chdir(job['project'])
         layers.apply_case(case_filter, job.get('cpu_rlimit'), job.get('guards', True))
-        counting.claim()
+        tally.seal()
         capture = Capture(job['output_chars'])
         sys.stdout = sys.stderr = capture
         builtins.input = _refuse_input
@@ -269,6 +266,9 @@ def run(job, reply_fd, case_filter, probe):
         reply.update(status='error', kind=kind, error=f'the case process failed: {text}')
     try:
         channel.write_all(reply_fd, channel.encode(reply))
+        os.close(reply_fd)
+        # Stopped, the runner reads this process's tally from outside (grader.child.tally).
+        _kill(_getpid(), signal.SIGSTOP)
     finally:
         _exit(0)
 
@@ -294,7 +294,7 @@ def _serve(job, capture, probe):
         return {'status': 'error', 'kind': 'exception', 'error': error}
     capture.parts, capture.kept, capture.total = [], 0, 0
     try:
-        observation = probe.handle(module, job['payload'], job['options'], ctx)
+        observation = probe.handle(module, tally.given(job['payload']), job['options'], ctx)
     except BaseException as exc:  # noqa: B036 - the student's failure is data
         kind, text = channel.describe(exc, files)
         return {'status': 'error', 'kind': kind, 'error': text,

@@ -44,7 +44,7 @@ import sys
 import time
 import zipfile
 
-from grader.child import case, channel, counting, layers, source
+from grader.child import case, channel, layers, source, tally
 
 _fork = os.fork
 """The runner's own ``fork``: the stand-ins that refuse it to student code are put in
@@ -227,6 +227,10 @@ class Runner:
         archive = self.parent.block(hello.get('archive_bytes', 0))
         self.paths = hello['paths']
         self.unpack(archive)
+        # The counter, written out and loaded before the uid drop, where the submission
+        # cannot write (see grader.child.tally).
+        counter = os.path.join(os.path.dirname(self.paths['pristine'].rstrip('/')), 'counter')
+        tally.load(tally.unpack(counter))
         try:
             applied, seccomp = layers.apply_runner(hello.get('layers', {}))
             self.case_filter = layers.CaseFilter(seccomp) if seccomp else None
@@ -255,7 +259,10 @@ class Runner:
             layers.install_stand_ins()
         # Once here rather than in every case process: what is done before the first
         # fork, each case process has without writing (and so copying) those pages.
-        counting.claim()
+        owned = frozenset().union(*(tally.codes_of(module) for module in
+                                    (self.probe, *getattr(self.probe, 'OWNED', ()))))
+        tally.install(leaf=getattr(self.probe, 'LEAF', None), owned=owned,
+                      sanctioned=getattr(self.probe, 'SANCTIONED', ()), extra_prefixes=[counter])
         # Every object so far goes to the collector's permanent generation: a case
         # process's collections then never walk (and copy, page by page) the runner's
         # memory, which made a case's CPU time vary by milliseconds.
@@ -352,7 +359,12 @@ class Runner:
         except OSError as exc:
             reply.update(status='sandbox', error=f'the private copy could not be reset: {exc}')
             return reply
-        job = {'id': request['id'], 'op': request['op'], 'payload': request.get('payload'),
+        # The input goes into the counter's C memory, out of every Python object the case
+        # process starts with: code the submission runs at import cannot read it.
+        payload = request.pop('payload', None)
+        if tally.hold(payload):
+            payload = tally.HELD
+        job = {'id': request['id'], 'op': request['op'], 'payload': payload,
                'limit': request.get('limit', 5.0), 'wall': request.get('wall', 20.0),
                'cpu_rlimit': request.get('limit', 5.0) * 1.5 + 1, 'guards': self.guards,
                'module_path': self.module_path, 'root': self.root, 'code': self.code,
@@ -374,16 +386,27 @@ class Runner:
     def wait(self, pid, read_fd, wall):
         """Collect the case process's reply and its end; kill it on ``stop`` or past ``wall``."""
         data, stopped, replied_at, ended = self.collect(pid, read_fd, wall)
-        if not ended or stopped:
+        counted, reaped = None, None
+        if not stopped:
+            # A case process that answered stops itself: its tally is read here, from its
+            # memory, while it cannot run (see grader.child.tally).
+            done, status, usage = os.wait4(pid, os.WUNTRACED | (0 if ended else os.WNOHANG))
+            if done == pid and os.WIFSTOPPED(status):
+                counted = tally.read(pid)
+            elif done == pid:
+                reaped = status, usage
+        if reaped is None:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _, status, usage = os.wait4(pid, 0)
+            _, status, usage = os.wait4(pid, 0)
+        else:
+            status, usage = reaped
         self.reap_strays()
         total = usage.ru_utime + usage.ru_stime
         setup, data = split_mark(bytes(data), total)
-        result = {'cpu': total - setup, 'setup_cpu': setup}
+        result = {'cpu': total - setup, 'setup_cpu': setup, 'tally': counted}
         line = data.split(b'\n', 1)[0]
         if stopped in ('stop', 'wall'):
             result.update(status='stopped', reason=stopped)

@@ -62,7 +62,35 @@ def study(path):
     """A :class:`Study` of the file at ``path``; SyntaxError/OSError/ValueError propagate."""
     with open(path, 'rb') as f:
         source = f.read()
+    decodable(path, source)
     return Study(path, source)
+
+
+def decodable(path, source):
+    """Raise the SyntaxError Python raises when it runs a file whose bytes its encoding
+    (UTF-8 unless a coding line declares another, PEP 263) cannot decode.
+
+    ``compile`` passes over such bytes in a comment, and so does ``import``; the
+    interpreter running the file does not, and neither does the grader.
+    """
+    import io  # only when a module is compiled
+    import tokenize  # only when a module is compiled
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+    except SyntaxError:     # an unknown declared encoding: compile says so; else no cookie
+        encoding = 'utf-8'
+    try:
+        source.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = source.count(b'\n', 0, error.start) + 1
+        byte = source[error.start]
+        if encoding in ('utf-8', 'utf-8-sig'):
+            message = (f"Non-UTF-8 code starting with '\\x{byte:02x}', but no encoding "
+                       'declared: save the file as UTF-8 (or declare its encoding, PEP 263)')
+        else:
+            message = (f"byte '\\x{byte:02x}' is not {encoding}, the encoding the file "
+                       'declares: save it in that encoding, or declare the right one')
+        raise SyntaxError(message, (path, line, 1, None)) from None
 
 
 def own_modules(folder):

@@ -3,16 +3,16 @@ the program ``run_autograder`` starts for every submission.
 
 The zip follows Gradescope's autograder specification: ``setup.sh`` and an
 executable ``run_autograder`` at the top; Gradescope unpacks the rest into
-``/autograder/source``.  It carries the grader (package and
-``pyproject.toml``) and the whole course: ``grading.yaml``, the public and
-hidden fixture files, the data files the exercises read, and the
-``reference/`` folder (the expected answers of positions generated at
-grading time are computed from it).  The zip is for Gradescope only: it
+``/autograder/source``.  It carries the grader (package, ``pyproject.toml`` and
+``setup.py``, which builds its C search counter) and the whole course:
+``grading.yaml``, the public and hidden fixture files, the data files the
+exercises read, and the ``reference/`` folder (the expected answers of
+positions generated at grading time are computed from it).  The zip is for Gradescope only: it
 holds what students must never see.
 
 ``setup.sh`` runs once, as root, when Gradescope builds the image: it
-installs Python, bubblewrap and libseccomp from Ubuntu's packages and the
-grader into ``/autograder/venv``.
+installs Python, a C compiler, bubblewrap and libseccomp from Ubuntu's
+packages and the grader into ``/autograder/venv``.
 
 ``run_autograder`` runs :func:`run` for each submission (files in
 ``/autograder/submission``; the root ``/autograder`` can be moved with
@@ -27,7 +27,6 @@ script writes a last-resort result itself if even Python cannot start.
 import io
 import json
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 from grader import __version__
 from grader.errors import UserError
 from grader.report.files import write_text
+from grader.sandbox import leftovers
 
 ROOT_VARIABLE = 'GRADER_AUTOGRADER_ROOT'
 SETTINGS = 'autograder.json'
@@ -51,8 +51,9 @@ set -euo pipefail
 SOURCE=/autograder/source
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# bubblewrap and libseccomp: the sandbox's strongest isolation level
-apt-get install -y -qq python3 python3-venv python3-pip bubblewrap libseccomp2
+# bubblewrap and libseccomp: the sandbox's strongest isolation level; a C compiler and
+# Python's headers: the search counter (grader/child/_tally.c, built by setup.py)
+apt-get install -y -qq python3 python3-venv python3-pip python3-dev gcc bubblewrap libseccomp2
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
   echo "setup.sh: the grader needs Python 3.9 or newer;" \
     "choose the Ubuntu 22.04 (or newer) base image" >&2
@@ -124,7 +125,7 @@ def course_files(policy):
 def _walk(folder):
     for path in sorted(folder.rglob('*')):
         if path.is_file() and not path.is_symlink() and '__pycache__' not in path.parts \
-                and path.suffix != '.pyc':
+                and path.suffix not in ('.pyc', '.so'):   # the image builds its own
             yield path
 
 
@@ -149,6 +150,9 @@ def build(policy, target, assignment=None):
     for path in _walk(package):
         entries['grader/' + path.relative_to(package).as_posix()] = path.read_bytes()
     entries['pyproject.toml'] = pyproject.read_bytes()
+    builder = pyproject.parent / 'setup.py'     # builds the C search counter
+    if builder.is_file():
+        entries['setup.py'] = builder.read_bytes()
     readme = pyproject.parent / 'README.md'
     entries['README.md'] = readme.read_bytes() if readme.is_file() else b'# grader\n'
     root = Path(policy.root).resolve()
@@ -180,10 +184,32 @@ def build(policy, target, assignment=None):
     return [*scripts, *sorted(entries)]
 
 
-def missing_hidden(policy):
-    """Hidden fixture files grading.yaml names that do not exist (graded without them)."""
-    return [Path(p) for s in policy.exercises.values() for p in s.hidden_fixtures
+def _graded_exercises(policy, assignment):
+    """The settings of the exercises the autograder may grade (those of ``assignment``, or
+    of every assignment)."""
+    names = policy.assignments[assignment].exercises if assignment else list(policy.exercises)
+    return [policy.exercises[name] for name in names]
+
+
+def missing_hidden(policy, assignment=None):
+    """Hidden fixture files of the graded exercises that grading.yaml names but that do
+    not exist (the autograder grades without them)."""
+    return [Path(p) for s in _graded_exercises(policy, assignment) for p in s.hidden_fixtures
             if not Path(p).is_file()]
+
+
+def described(policy, assignment, names):
+    """What the zip holds, in the words ``grader dist --gradescope`` prints."""
+    hidden = [p for s in _graded_exercises(policy, assignment) for p in s.hidden_fixtures
+              if Path(p).is_file()]
+    parts = ['grading.yaml', 'the public fixtures',
+             f'{len(hidden)} hidden fixture file{"" if len(hidden) == 1 else "s"}' if hidden
+             else 'no hidden fixture file']
+    if any(name.startswith(Path(policy.reference).name + '/') for name in names):
+        parts.append('the reference')
+    return (f'the Gradescope autograder, {len(names)} files (setup.sh, run_autograder, the '
+            f'grader and the course: {", ".join(parts[:-1])} and {parts[-1]}): upload it to '
+            'Gradescope, never give it to students')
 
 
 # -- inside Gradescope: one submission ------------------------------------------------
@@ -211,32 +237,11 @@ def _submission_time(root):
         return None
 
 
-def _expected(policy, assignment):
-    names = policy.assignments[assignment].exercises if assignment else list(policy.exercises)
-    return [f for name in names for f in policy.exercises[name].files]
-
-
-def misnamed(expected, present):
-    """The sentence for a submission without any expected file (names compared loosely)."""
-    sentences = []
-    loose = {re.sub(r'[^a-z0-9.]', '', p.lower()): p for p in present}
-    for wanted in expected:
-        near = loose.get(re.sub(r'[^a-z0-9.]', '', wanted.lower()))
-        if near:
-            sentences.append(f'Your submission has {near}, but the file must be named '
-                             f'{wanted} exactly (lower case): rename it and submit again.')
-    if not sentences:
-        shown = ', '.join(sorted(present)[:10]) or 'no files'
-        sentences.append(f'No {" or ".join(expected)} found in your submission (it holds '
-                         f'{shown}). Submit the file under that name, at the top of your '
-                         'upload or under src/.')
-    return ' '.join(sentences)
-
-
 def grade_submission(root, settings, results):
     """Grade ``root/submission`` into ``results``; the document written is returned."""
     from grader import config  # on demand: only grading on Gradescope needs them
     from grader.batch import archives  # on demand: only grading on Gradescope needs them
+    from grader.submission import readable  # on demand: only grading on Gradescope needs it
     source = root / 'source'
     policy = config.load(source / settings.get('config', 'grading.yaml'))
     assignment = settings.get('assignment')
@@ -247,19 +252,21 @@ def grade_submission(root, settings, results):
         _write(results, document)
         return document
     try:
+        readable(submission)
         files = archives.normalise(archives.read_folder(submission, archives.Limits()),
                                    archives.Limits())
+    except UserError as error:
+        document = _results(0.0, f'Your submission could not be graded: {error.message}.',
+                            max_score)
+        _write(results, document)
+        return document
     except (archives.Refused, OSError) as error:
         document = _results(0.0, f'Your submission could not be read: {error}.', max_score)
         _write(results, document)
         return document
-    expected = _expected(policy, assignment)
-    present = {Path(name).name for name in files}
-    if not present & set(expected):
-        document = _results(0.0, misnamed(expected, present), max_score, name='Files')
-        _write(results, document)
-        return document
-    with tempfile.TemporaryDirectory(prefix='grader-gradescope-') as tmp:
+    # A misnamed, misplaced or missing file is refused by the grader itself (exit 2),
+    # in the sentence every route gives (grader.submission).
+    with tempfile.TemporaryDirectory(prefix=leftovers.prefix('gradescope')) as tmp:
         folder = archives.unpack(archives.pack(files), Path(tmp) / 'submission')
         os.chmod(tmp, 0o755)
         written = Path(tmp) / 'results.json'
@@ -279,8 +286,10 @@ def grade_submission(root, settings, results):
             return document
         if done.returncode == 2:
             line = (done.stderr.strip().splitlines() or ['the submission could not be graded'])[-1]
-            line = line.replace(str(folder), 'your submission').replace('grader: error: ', '')
-            document = _results(0.0, f'Your submission could not be graded: {line}', max_score)
+            line = line.replace('grader: error: ', '').replace(f'{folder}: ', '', 1)
+            line = line.replace(str(folder), 'your submission')
+            document = _results(0.0, f"Your submission could not be graded: {line.rstrip('.')}.",
+                                max_score)
             _write(results, document)
             return document
         raise RuntimeError(f'the grader stopped with status {done.returncode}')

@@ -11,6 +11,12 @@ One test per check of every submitted exercise, a check graded on hidden
 cases split into its public and hidden parts, as for Gradescope (see
 :func:`grader.report.check_parts`).  PrairieLearn shows every test to the
 student; the Result already holds no board or answer of a hidden case.
+
+PrairieLearn heads the tests with the sum of their points, so the tests add
+up to the score: the tests of an exercise that does not count (best 2 of 3)
+carry no points (0 of 0, "not counted"), and whatever else the course's
+rules change (a place left empty, a late penalty, a deduction) is one more
+test, "Score", holding the difference and the sentences that explain it.
 """
 import json
 
@@ -25,13 +31,31 @@ def document(result):
     tests = []
     for part in check_parts(result, MAX_FEEDBACK):
         first = part['output'].split('\n', 1)[0]
+        counted = 'not counted' not in part['tags']
         tests.append({'name': part['name'], 'description': ', '.join(part['tags']),
-                      'points': part['score'], 'max_points': part['max_score'],
-                      'message': first, 'output': part['output']})
+                      'points': part['score'] if counted else 0,
+                      'max_points': part['max_score'] if counted else 0,
+                      'message': first if counted else f'not counted: {first}',
+                      'output': part['output']})
+    adjustment = _adjustment(result, tests)
+    if adjustment:
+        tests.append(adjustment)
     lines = summary_lines(result)
     share = result.score / result.max_score if result.max_score else 0.0
     return {'gradable': True, 'score': round(min(1.0, max(0.0, share)), 6),
             'message': lines[0], 'output': '\n'.join(lines), 'tests': tests}
+
+
+def _adjustment(result, tests):
+    """The test that makes the tests add up to the score, or None when they do."""
+    points = round(result.score - sum(t['points'] for t in tests), 4)
+    max_points = round(result.max_score - sum(t['max_points'] for t in tests), 4)
+    if not points and not max_points:
+        return None
+    text = '\n'.join(result.explanation) or 'the course rules'
+    return {'name': 'Score', 'description': 'the course rules',
+            'points': points, 'max_points': max_points,
+            'message': text.split('\n', 1)[0], 'output': text}
 
 
 def ungradable(message):

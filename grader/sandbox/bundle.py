@@ -9,7 +9,9 @@ levels), holding only what runs in the student's process:
   that the probe imports (e.g. ``connect4/rules.py``), for the grader's own
   plug-ins and for those grading.yaml mounts from a folder of the course
   (:func:`grader.exercises.folders`), all under ``grader/exercises/<name>/``;
-- ``pyseccomp`` when it is installed (the seccomp layer).
+- ``pyseccomp`` when it is installed (the seccomp layer);
+- the compiled search counter (:data:`grader.child.tally.MEMBER`), stored as it is: the
+  runner writes it out and loads it before any student code exists.
 
 Nothing else of the grader -- no judge, no calibration workload, no search
 of any kind -- can be imported inside.  Modules are stored compiled
@@ -27,6 +29,7 @@ import zipfile
 from pathlib import Path
 
 from grader import __version__, doccache, exercises
+from grader.child import tally
 
 PACKAGE = Path(__file__).resolve().parents[1]
 """The grader package folder on this machine (never shown to the child)."""
@@ -70,6 +73,9 @@ def members():
             path = folder / f'{name}.py'
             if path.is_file():
                 found[f'grader/exercises/{package}/{name}.pyc'] = path
+    counter = tally.extension_path()
+    if counter is not None:
+        found[tally.MEMBER] = Path(counter)
     spec = importlib.util.find_spec('pyseccomp')
     if spec is not None and spec.origin and spec.origin.endswith('.py'):
         found['pyseccomp.pyc'] = Path(spec.origin)
@@ -112,7 +118,8 @@ def _build(found):
         for name in _STUBS:
             bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), '')
         for name, path in found.items():
-            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), _pyc(path, name))
+            data = _pyc(path, name) if name.endswith('.pyc') else Path(path).read_bytes()
+            bundle.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data)
     return buffer.getvalue()
 
 
@@ -122,7 +129,9 @@ def _store(entry, data):
         return
     try:
         os.makedirs(os.path.dirname(entry), mode=0o700, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp')
+        from grader.sandbox import leftovers  # only when the archive is written
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix='.tmp',
+                                         prefix=leftovers.prefix())   # swept if killed
         with os.fdopen(fd, 'wb') as f:
             f.write(data)
         os.replace(temporary, entry)

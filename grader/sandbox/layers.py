@@ -210,7 +210,8 @@ def _probe_seccomp():
     except OSError:
         return 'the kernel has no seccomp support (/proc/self/status unreadable)'
     if importlib.util.find_spec('pyseccomp') is None:
-        return "the pyseccomp package is not installed (pip install 'grader[sandbox]')"
+        return ("the pyseccomp package is not installed (the grader's sandbox extra: "
+                "pip install 'search-grader[sandbox]', or pip install pyseccomp)")
     # The same dynamic-loader call as ctypes.CDLL('libseccomp.so.2') in the
     # child, through the C module alone: importing the ctypes package costs
     # more than the test itself.

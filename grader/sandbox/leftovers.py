@@ -1,11 +1,18 @@
 """What a run owns on the host while it grades, and the sweep of what dead runs left.
 
 A run (one grader process: the command, or a worker of a batch) makes
-private folders in the temporary folder (a session's copy, a batch job's
-unpacked submission) and cgroups for its sandboxed children.  Each of their
-names starts with the owner's mark, :func:`prefix`::
+private folders in the temporary folder and cgroups for its sandboxed
+children.  Each of their names starts with the owner's mark, :func:`prefix`,
+and every kind the grader makes is one of :data:`KINDS`::
 
-    grader-<pid>-t<start>-...          grader-batch-<pid>-t<start>-...
+    grader-<pid>-t<start>-...             a session's private copy; a cgroup
+    grader-batch-<pid>-t<start>-...       a batch job's unpacked submission
+    grader-course-<pid>-t<start>-...      a (Dask) worker's copy of the course
+    grader-gradescope-<pid>-t<start>-...  a Gradescope submission, unpacked
+
+and, in the grader's cache folder (:func:`grader.doccache.folder`), a cache
+entry being written (``grader-<pid>-t<start>-....tmp``, renamed into place
+when it is complete).
 
 where ``start`` is the process's start time (clock ticks since boot, from
 ``/proc/<pid>/stat``), so a pid the system has given to another process no
@@ -30,7 +37,10 @@ from dataclasses import dataclass, field
 
 from grader.sandbox import cgroups, cleanup
 
-MARK = re.compile(r'^grader-(?:batch-)?(\d+)-t(\d+)-')
+KINDS = ('', 'batch', 'course', 'gradescope')
+"""The kinds of folder a run makes (see the module's docstring); '' is a session's."""
+
+MARK = re.compile(r'^grader-(?:(?:batch|course|gradescope)-)?(\d+)-t(\d+)-')
 """An owner's mark at the start of a folder or cgroup name: pid, start time."""
 
 CGROUP_DEPTH = 4
@@ -86,10 +96,12 @@ def owner():
 def prefix(kind=''):
     """The start of a name this process owns: ``grader-[batch-]<pid>-t<start>-``.
 
-    ``kind`` is '' (a session's private folder, a cgroup) or ``batch`` (a batch
-    job's unpacked submission), the kinds :data:`MARK` knows.
+    ``kind`` is one of :data:`KINDS`, the kinds :data:`MARK` knows: '' (a
+    session's private folder, a cgroup), ``batch`` (a batch job's unpacked
+    submission), ``course`` (a worker's copy of the course) or ``gradescope``
+    (a Gradescope submission, unpacked).
     """
-    assert kind in ('', 'batch'), kind
+    assert kind in KINDS, kind
     return f'grader-{kind + "-" if kind else ""}{owner()}-'
 
 
@@ -113,12 +125,14 @@ class Swept:
 
     owners: set = field(default_factory=set)
     folders: int = 0
+    files: int = 0
     groups: int = 0
     processes: int = 0
     problems: list = field(default_factory=list)
 
     def __bool__(self):
-        return bool(self.folders or self.groups or self.processes or self.problems)
+        return bool(self.folders or self.files or self.groups or self.processes or
+                    self.problems)
 
     def sentence(self):
         """One line for the user, or '' when nothing was found."""
@@ -126,6 +140,7 @@ class Swept:
             return ''
         parts = [_count(n, one, many) for n, one, many in (
             (self.folders, 'private folder', 'private folders'),
+            (self.files, 'unfinished cache file', 'unfinished cache files'),
             (self.groups, 'cgroup', 'cgroups'), (self.processes, 'process', 'processes')) if n]
         runs = len(self.owners)
         text = (f'removed what {_count(runs, "earlier grader run", "earlier grader runs")} '
@@ -250,19 +265,26 @@ def _kill(pids, wait=1.0):
     return len(killed)
 
 
-def sweep(folder=None, cgroups=True):
-    """Remove what dead runs left in ``folder`` (default: the temporary folder) and in
-    the cgroup hierarchies; a :class:`Swept`.  Never raises."""
+def sweep(folder=None, cgroups=True, cache=None):
+    """Remove what dead runs left in ``folder`` (default: the temporary folder), in the
+    ``cache`` folder (default: the grader's cache folder, when ``folder`` is the default
+    too) and in the cgroup hierarchies; a :class:`Swept`.  Never raises."""
     swept = Swept()
     try:
-        _sweep(swept, folder or tempfile.gettempdir(), cgroups)
+        if cache is None and folder is None:
+            from grader import doccache  # the cache folder's name only
+            cache = doccache.folder()
+        _sweep(swept, [folder or tempfile.gettempdir(), *([cache] if cache else [])],
+               cgroups)
     except Exception as error:  # noqa: BLE001 - a sweep must never stop a run
         swept.problems.append(f'the sweep stopped: {type(error).__name__}: {error}')
     return swept
 
 
-def _sweep(swept, folder, with_cgroups):
-    folders = _dead_folders(folder)
+def _sweep(swept, places, with_cgroups):
+    folders = {}
+    for place in places:
+        folders.update(_dead_folders(place))
     groups = _dead_groups(_hierarchies()) if with_cgroups and sys.platform.startswith('linux') \
         else {}
     if not folders and not groups:
@@ -279,11 +301,14 @@ def _sweep(swept, folder, with_cgroups):
         else:
             swept.groups += 1
     for path in folders:
+        is_folder = os.path.isdir(path) and not os.path.islink(path)
         problems = cleanup.remove(path)
         if problems:
             swept.problems.append(str(problems[0]))
-        else:
+        elif is_folder:
             swept.folders += 1
+        else:
+            swept.files += 1
 
 
 def sweep_and_say(quiet=False):

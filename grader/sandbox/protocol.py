@@ -46,6 +46,26 @@ ENVELOPE_SCHEMA = {
         'reason': {'enum': ['stop', 'wall']},
         'signal': {'type': 'integer'},
         'code': {'type': ['integer', 'null']},
+        'tally': {'type': ['object', 'null'], 'required': ['runs', 'flags', 'slots'],
+                  'properties': {
+                      'runs': {'type': 'integer', 'minimum': 0},
+                      'flags': {'type': 'integer', 'minimum': 0},
+                      'others_ns': {'type': 'integer', 'minimum': 0},
+                      'main_ns': {'type': 'integer', 'minimum': 0},
+                      'slots': {'type': 'array', 'maxItems': 64, 'items': {
+                          'type': 'object',
+                          'required': ['nodes', 'calls', 'leaves', 'depth', 'recursive',
+                                       'flags', 'closed'],
+                          'properties': {
+                              'nodes': {'type': 'integer', 'minimum': 0},
+                              'calls': {'type': 'integer', 'minimum': 0},
+                              'leaves': {'type': 'integer', 'minimum': 0},
+                              'depth': {'type': 'integer', 'minimum': 0},
+                              'recursive': {'type': 'integer', 'minimum': 0},
+                              'flags': {'type': 'integer', 'minimum': 0},
+                              'closed': {'type': 'boolean'}},
+                          'additionalProperties': False}}},
+                  'additionalProperties': False},
     },
     'additionalProperties': False,
 }

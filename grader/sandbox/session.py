@@ -27,6 +27,7 @@ child is started at each isolation level is :mod:`grader.sandbox.launch`.
 import collections
 import functools
 import os
+import random
 import select
 import shutil
 import signal
@@ -78,6 +79,10 @@ def _envelope():
     validator is on the way to starting that child.
     """
     return ReplyCheck(protocol.ENVELOPE_SCHEMA).compile()
+
+
+_ids = random.SystemRandom()
+"""Request ids (see ``_send``)."""
 _JOIN_FAILED = 125
 
 
@@ -138,6 +143,10 @@ class Reply:
     """CPU seconds of the whole sandbox during the call, from its cgroup or /proc."""
     setup_cpu: float = 0.0
     """CPU seconds the case process used before any student code ran (not in ``cpu``)."""
+    tally: dict = None
+    """What the counter tallied in the case process, read by the runner from the stopped
+    process (:func:`grader.child.tally.read`), never from the case's reply: ``{'runs',
+    'flags', 'slots'}``; None when it could not be read."""
     waited: bool = False
     """A time-out of a call stopped for waiting without computing (a sleep, a blocked
     read), not for its CPU time."""
@@ -485,7 +494,9 @@ class Session:
 
     # -- the exchanges -----------------------------------------------------
     def _send(self, message):
-        self._next_id += 1
+        # Drawn, not counted up: a case process reads its request's id, and a sequence would
+        # tell it which case of the lane it is (the baselines, say).
+        self._next_id = _ids.getrandbits(52)
         message = dict(message, id=self._next_id, token=self.token)
         protocol.write_all(self._request_fd, protocol.encode(message))
         return self._next_id
@@ -578,7 +589,7 @@ class Session:
         (``stopped_for``: why the parent sent a stop, ``'cpu'`` or ``'wall'``, if it did)."""
         cpu = float(raw.get('cpu', 0.0))
         common = {'wall': wall, 'limit': limit, 'cpu': cpu, 'sandbox_cpu': sandbox_cpu,
-                  'setup_cpu': float(raw.get('setup_cpu', 0.0))}
+                  'setup_cpu': float(raw.get('setup_cpu', 0.0)), 'tally': raw.get('tally')}
         status = raw['status']
         if status == 'stopped' or cpu > limit:
             reason = raw.get('reason', 'cpu') if status == 'stopped' and cpu <= limit else 'cpu'

@@ -34,16 +34,27 @@ VERDICTS = {
     'closure_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'thread_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'memo_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
-    'one_run_memo': (FULL, {'prunes': False, 'tampered': True}, ['measurement tampered'], []),
+    'one_run_memo': (0.0, {'prunes': False, 'tampered': True}, ["changed the grader's own code"],
+                     []),
     'renamed_minimax': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_counter': (FULL, {'prunes': False}, [], []),
     'forged_reply': ((0.0, FULL), {'prunes': False}, [], []),
+    # issue: counts made where the submission cannot reach (the C counter)
+    'patched_trampoline': ((0.0, FULL), {'prunes': False}, [], []),
+    'hidden_recursion': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
+    'patched_decoder': (0.0, {'prunes': False, 'tampered': True},
+                        ["changed the grader's own code"], []),
     # time limits enforced from outside
     'blocked_signals': (0.0, {'prunes': False}, ['timed out'], []),
     # answers without a search
     'public_table': ((0.0, 0.5), {'prunes': False, 'searched': False}, [], []),
     'complete_table': (0.0, {'prunes': False, 'searched': False},
                        ['answered without a search'], []),
+    # (the one-mark answers come from a real alpha-beta; positions won in one need no proof)
+    'table_one_counted': ((0.0, 1.0), {'prunes': False}, ['answered without a search'], []),
+    'table_constant_counts': (0.0, {'prunes': False, 'tampered': True},
+                              ['more search calls than the whole game tree'], []),
     'calibration_minimax': (0.0, {'prunes': False}, [], []),
     # honest code that must not be called tampered, or lose to the grader's instrument
     'monitoring_hog': (FULL, {'prunes': True, 'tampered': False}, [], ['ValueError']),
@@ -62,8 +73,32 @@ ENDLESS = {'blocked_signals'}
 units (at least 0.3 s) instead of the course's 40, and stopped from outside just the same."""
 
 
-def complete_table(folder):
-    """A tictactoe.py holding the answer of every reachable position, and no search."""
+TABLE_TRICKS = {
+    # the table, and the twin's real alpha-beta (counted) on the one-mark positions only
+    'table_one_counted': [
+        'import alphabeta_twin', '',
+        'def Minimax(board, maximizingplayer, player):',
+        "    if board.count('-') == 8:",
+        '        return alphabeta_twin.Minimax(board, maximizingplayer, player)',
+        "    return ANSWERS.get((''.join(board), maximizingplayer, player), (0, None))", ''],
+    # the table, a counted dummy recursion of a constant size and CPU burnt in each call
+    'table_constant_counts': [
+        'import time', '',
+        'def dummy(n):',
+        '    return dummy(n - 1) if n > 1 else None', '',
+        'def Minimax(board, maximizingplayer, player):',
+        '    dummy(400)',
+        '    until = time.thread_time() + 0.004',
+        '    while time.thread_time() < until:',
+        '        pass',
+        "    return ANSWERS.get((''.join(board), maximizingplayer, player), (0, None))", ''],
+}
+"""Tricks built on :func:`complete_table`: the lines that replace its ``Minimax``."""
+
+
+def complete_table(folder, minimax=None):
+    """A tictactoe.py holding the answer of every reachable position, and no search (or the
+    ``minimax`` lines in place of its plain look-up)."""
     sys.path.insert(0, str(ROOT))
     from reference.oracles import tictactoe as oracle
     answers, stack, seen = {}, [('-' * 9, mark) for mark in 'XO'], set()
@@ -84,8 +119,10 @@ def complete_table(folder):
                 stack.append((cells[:move] + mover + cells[move + 1:], oracle.other(mover)))
     lines = ['"""Every reachable position\'s answer, and no search at all."""',
              f'ANSWERS = {answers!r}', '',
-             'def Minimax(board, maximizingplayer, player):',
-             "    return ANSWERS.get((''.join(board), maximizingplayer, player), (0, None))", '']
+             *(minimax or [
+                 'def Minimax(board, maximizingplayer, player):',
+                 "    return ANSWERS.get((''.join(board), maximizingplayer, player), (0, None))",
+                 ''])]
     (folder / 'tictactoe.py').write_text('\n'.join(lines))
     return len(answers)
 
@@ -105,8 +142,8 @@ def graded(policy, run, tmp_path_factory):
         folder = tmp_path_factory.mktemp('forging') / name
         folder.mkdir()
         shutil.copy(TWIN, folder / 'alphabeta_twin.py')
-        if name == 'complete_table':
-            assert complete_table(folder) > 8000
+        if name == 'complete_table' or name in TABLE_TRICKS:
+            assert complete_table(folder, TABLE_TRICKS.get(name)) > 8000
         elif name == 'minimax_twin':
             shutil.copy(MINIMAX, folder / 'tictactoe.py')
         else:

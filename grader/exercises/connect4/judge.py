@@ -39,7 +39,7 @@ import math
 
 from grader.exercises import base
 from grader.exercises.connect4 import rules
-from grader.judging import answers, evidence, feedback, review, shapes
+from grader.judging import answers, evidence, feedback, review, shapes, tallies
 from grader.judging.feedback import signed
 from grader.sandbox import protocol
 from grader.sandbox.session import Reply
@@ -61,11 +61,9 @@ OBSERVATION = {
             'skipped': {'type': 'boolean'}, 'missing': {'type': 'boolean'},
             'result': shapes.PLAIN_SEQUENCE,
             'board_after': ROWS, 'moves_before': COUNT, 'moves_after': PLAIN,
-            'leaves': COUNT, 'makemoves': COUNT, 'copies': COUNT,
-            'seconds': {'type': 'number', 'minimum': 0},
-            'leaves_reps': {'type': 'array', 'items': COUNT, 'maxItems': 64}},
+            'seconds': {'type': 'number', 'minimum': 0}},
          'required': ['entry', 'skipped', 'missing', 'result', 'board_after', 'moves_before',
-                      'moves_after', 'leaves', 'makemoves', 'copies', 'seconds'],
+                      'moves_after', 'seconds'],
          'additionalProperties': False},
         {'properties': {'task': {'const': 'evaluate'}, 'value': PLAIN},
          'required': ['value'], 'additionalProperties': False},
@@ -289,8 +287,9 @@ class ConnectFour(base.Exercise):
         and the fallback request ran (it was not ``skipped``).
         """
         obs = alphabeta.observation
-        if alphabeta.ok and (obs['missing'] or (is_none(obs) and not obs['leaves']
-                                                 and not obs['makemoves'] and not obs['copies'])):
+        counted = tallies.counted(alphabeta, unit='leaves') if alphabeta.ok else None
+        if alphabeta.ok and (obs['missing'] or (is_none(obs) and not counted.traced
+                                                 and not sum(counted.nodes[:1]))):
             if not (minimax.ok and minimax.observation['skipped']):
                 return minimax, 'minimax'
         return alphabeta, 'alphabetapruning'
@@ -482,6 +481,8 @@ class Answer:
         self.value_ok = self.value == expected['value']
         self.right = self.value_ok and self.move in expected['best_moves']
         self.changed = balance_problem(board, self.obs) if not self.problem else ''
+        self.counted = tallies.counted(reply, unit='leaves')
+        """Leaf evaluations and search calls of each run, read from outside the case process."""
 
     def read(self):
         """``(value, column, problem)``; ``problem`` is a sentence when malformed."""
@@ -515,7 +516,7 @@ def judge_value(check, answer, settings):
     message = (f"value {signed(value)}, expected {signed(expected['value'])}"
                if not answer.case.hidden else f'value {signed(value)} is not right')
     return answer.outcome(check, False, message,
-                          value_cause(value, expected, answer.obs, answer.changed),
+                          value_cause(value, expected, answer.counted, answer.changed),
                           measured=answer.measured)
 
 
@@ -560,8 +561,8 @@ def balance_problem(board, obs):
     return '; '.join(problems)
 
 
-def value_cause(value, expected, obs, changed):
-    if obs['leaves'] == 0:
+def value_cause(value, expected, counted, changed):
+    if counted.intact and counted.traced == 0:
         return ('The search never called self.evaluation(board): the grader puts the '
                 "sheet's evaluation there, so evaluate every leaf by calling it.")
     if changed:
@@ -613,9 +614,10 @@ def move_cause(answer):
 
 def judge_pruning(check, answer, settings):
     """``pruning``: leaf evaluations (or moves made) well below plain minimax's."""
-    case, obs, expected = answer.case, answer.obs, answer.case.expected
+    case, expected, counted = answer.case, answer.case.expected, answer.counted
     margin = float(settings.check_param('pruning', 'margin', 0.5))
-    leaves, nodes = obs['leaves'], max(obs['makemoves'], obs['copies'])
+    # the root is a call of the search, not a move made
+    leaves, nodes = counted.traced, max(0, (counted.nodes or [0])[0] - 1)
     leaf_ratio = leaves / expected['minimax_leaves']
     node_ratio = nodes / expected['minimax_nodes'] if expected['minimax_nodes'] else None
     measured = {'entry': answer.entry, 'leaves': leaves, 'nodes': nodes,
@@ -623,9 +625,12 @@ def judge_pruning(check, answer, settings):
                 'minimax_nodes': expected['minimax_nodes'],
                 'leaf_ratio': round(leaf_ratio, 4),
                 'node_ratio': round(node_ratio, 4) if node_ratio is not None else None,
-                'counts': list(obs.get('leaves_reps') or [leaves]),
+                'counts': list(counted.reps) or [leaves],
                 'floor': expected.get('proof_leaves', 1), 'group': case.group,
                 'cpu': answer.reply.cpu, 'hidden': case.hidden}
+    if not counted.intact:
+        return answer.note.tampered(check, f'the search could not be counted: {counted.problem}',
+                                    measured, returned=answer.returned)
     summary = (f"{leaves} leaf evaluations and {nodes} moves made; plain minimax makes "
                f"{expected['minimax_leaves']} and {expected['minimax_nodes']}: ratio "
                f"{leaf_ratio:.3f}")

@@ -22,8 +22,14 @@ Observation::
 
     {"task": "search", "entry": str, "skipped": bool, "missing": bool,
      "result": <plain_sequence>, "board_after": [6 rows] | null,
-     "moves_before": int, "moves_after": <plain>, "leaves": int,
-     "makemoves": int, "copies": int, "seconds": float, "leaves_reps": [int]}
+     "moves_before": int, "moves_after": <plain>, "seconds": float}
+
+Nothing is counted here: with ``count``, each run of the search goes through the
+counter's trampoline (:func:`grader.child.tally.search`) and the injected evaluation is
+:func:`leaf_evaluation`, whose frames the C counter tallies as leaves; the search's own
+calls (its nodes) and any call of the grader's rules made outside a leaf evaluation are
+tallied there too (:data:`LEAF`, :data:`OWNED`), and the runner reads the tally from the
+stopped process.
 
 ``evaluate`` calls the student's own ``evaluation`` on the position ('o' to
 move): ``{"task": "evaluate", "value": <plain>}``.  ``evaluations`` does
@@ -38,17 +44,29 @@ every board: the parent then asks for each alone).
 ``{"task": "game", "outcome": "win" | "loss" | "draw", "reason": str,
 "columns": [int], "board": [6 rows]}``.
 """
-import copy
+import functools
 import random
 
-from grader.child import channel, values
+from grader.child import channel, tally, values
 from grader.child.runs import runs
 from grader.exercises.connect4 import rules
 
 ENTRIES = ('alphabetapruning', 'minimax')
 WINDOW = 1000000000
 CELLS = (rules.EMPTY, rules.HUMAN, rules.COMPUTER)
-_deepcopy = copy.deepcopy          # taken before any student code is imported
+
+
+def leaf_evaluation(evaluate, board, *args, **kwargs):
+    """The evaluation a search finds on its instance: the sheet's, one leaf a call."""
+    return evaluate(board)
+
+
+LEAF = leaf_evaluation.__code__
+"""Frames of this code are the search's leaf evaluations (counted in C)."""
+OWNED = (rules,)
+"""The grader's game rules, this probe's functions besides: a search that calls any of them
+but through :data:`SANCTIONED` (to score leaves without the counted evaluation, say) is not
+counted."""
 
 
 def load(module, options, ctx):
@@ -119,8 +137,8 @@ def placeholder(module, board):
 def search(module, payload, ctx, count=True):
     """One search request; with ``reps`` (default 1) the search runs that many times (with
     ``work``, as long as that budget of CPU time lasts: :mod:`grader.child.runs`), each
-    on a fresh ``ConnectFour()`` and board, and ``leaves_reps`` holds each run's leaf count
-    (the answer and what is left on the board are the first run's).  ``reps`` 0 calls
+    on a fresh ``ConnectFour()`` and board (the answer and what is left on the board are
+    the first run's; the counts of each run are the C counter's).  ``reps`` 0 calls
     nothing: the parent times such a request to learn what a case costs besides the search.
     """
     board = rules.parse_board(payload['board'])
@@ -128,93 +146,45 @@ def search(module, payload, ctx, count=True):
     observation = {'task': 'search', 'entry': entry, 'skipped': False, 'missing': False,
                    'result': values.plain_sequence(None), 'board_after': None,
                    'moves_before': rules.count_pieces(board),
-                   'moves_after': values.plain(None),
-                   'leaves': 0, 'makemoves': 0, 'copies': 0, 'seconds': 0.0, 'leaves_reps': []}
+                   'moves_after': values.plain(None), 'seconds': 0.0}
     if int(payload.get('reps', 1)) <= 0:
         return observation
     if payload.get('fallback') and not placeholder(module, board):
         observation['skipped'] = True
         return observation
     for rep in runs(payload):
-        game = new_game(module, board)
-        if not callable(getattr(game, entry, None)):
-            observation['missing'] = True
-            return observation
-        work = rules.copy_board(board)
-        counters = Counters(module, game, board) if count else None
-        if not count:
-            object.__setattr__(game, 'evaluation', rules.canonical_evaluation(board))
         start = ctx.perf_counter()
         try:
-            if counters:
-                counters.install()
-            result = call(game, entry, work, payload['depth'])
+            # The game is made inside the run: every call of the submission's code, its
+            # constructor's too, is then in the counter's sight.
+            ran = tally.search(one_search, module, board, entry, payload['depth']) if count \
+                else one_search(module, board, entry, payload['depth'], count=False)
         finally:
             seconds = ctx.perf_counter() - start
-            if counters:
-                counters.remove()
-        if counters:
-            observation['leaves_reps'].append(counters.leaves())
+        if ran is None:
+            observation['missing'] = True
+            return observation
         if rep:
             continue
+        game, work, result = ran
         observation.update(result=values.plain_sequence(result), board_after=read_rows(work),
                            moves_after=values.plain(read_attribute(game, 'moves')),
                            seconds=round(seconds, 6))
-        if counters:
-            observation.update(leaves=counters.leaves(), makemoves=counters.makemoves(),
-                               copies=counters.copies())
     return observation
 
 
-class Counters:
-    """Leaf evaluations, MakeMove calls and board copies during one search.
-
-    Leaves are calls of the injected canonical evaluation (it replaces
-    ``evaluation`` on the instance).  ``MakeMove`` is wrapped on the
-    instance; ``copy.deepcopy`` of a whole board (a search that makes a new
-    board per child instead of MakeMove/UnmakeMove) is counted while the
-    search runs.
-    """
-
-    def __init__(self, module, game, root):
-        self.module, self.game = module, game
-        evaluate = rules.canonical_evaluation(root)
-        make = game.MakeMove
-        leaves = makes = copies = 0
-
-        def evaluation(board, *args, **kwargs):
-            nonlocal leaves
-            leaves += 1
-            return evaluate(board)
-
-        def MakeMove(*args, **kwargs):
-            nonlocal makes
-            makes += 1
-            return make(*args, **kwargs)
-
-        def deepcopy(x, memo=None, _nil=[]):  # noqa: B006 - copy.deepcopy's signature
-            nonlocal copies
-            if memo is None and type(x) is list and list.__len__(x) == rules.ROWS:
-                copies += 1
-            return _deepcopy(x, memo)
-
-        self._evaluation, self._make, self._deepcopy = evaluation, MakeMove, deepcopy
-        self.leaves = lambda: leaves
-        self.makemoves = lambda: makes
-        self.copies = lambda: copies
-        self._bound = [name for name, value in module.__dict__.items() if value is _deepcopy]
-
-    def install(self):
-        object.__setattr__(self.game, 'evaluation', self._evaluation)
-        object.__setattr__(self.game, 'MakeMove', self._make)
-        copy.deepcopy = self._deepcopy
-        for name in self._bound:
-            self.module.__dict__[name] = self._deepcopy
-
-    def remove(self):
-        copy.deepcopy = _deepcopy
-        for name in self._bound:
-            self.module.__dict__[name] = _deepcopy
+def one_search(module, board, entry, depth, count=True):
+    """A fresh game, its evaluation the sheet's (:func:`leaf_evaluation` when counted), and
+    ``entry`` on a copy of ``board``: ``(game, board searched, result)``; None when the game
+    has no such method."""
+    game = new_game(module, board)
+    if not callable(getattr(game, entry, None)):
+        return None
+    work = rules.copy_board(board)
+    evaluate = rules.canonical_evaluation(board)
+    object.__setattr__(game, 'evaluation',
+                       functools.partial(leaf_evaluation, evaluate) if count else evaluate)
+    return game, work, call(game, entry, work, depth)
 
 
 def read_attribute(obj, name):
@@ -314,3 +284,7 @@ def play(module, payload):
             return {'outcome': 'draw', 'reason': 'the board is full',
                     'columns': columns, 'board': rules.board_rows(board)}
         mark = rules.other(mark)
+
+
+SANCTIONED = frozenset({leaf_evaluation.__code__, one_search.__code__})
+"""The grader's code a counted run goes through: the grader's code under these is its own."""

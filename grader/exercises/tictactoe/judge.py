@@ -13,7 +13,7 @@ Checks (points come from grading.yaml):
 - ``timeouts``: the call finished within its calibrated limit, with the right
   value.
 - ``pruning``: on positions with one or two marks, the search calls (calls of
-  the submission's recursive functions, :mod:`grader.child.counting`) are at
+  the submission's recursive functions, :mod:`grader.child.tally`) are at
   most ``margin`` times the game tree (plain minimax entering finished
   positions); plain minimax that scores finished children inline makes
   about 0.53 of that, alpha-beta 0.03-0.2.  Only on cases whose value is
@@ -41,29 +41,24 @@ import math
 
 from grader.exercises import base
 from grader.exercises.tictactoe import board as boards
-from grader.judging import answers, evidence, feedback, review, shapes
+from grader.judging import answers, evidence, feedback, review, shapes, tallies
 from grader.judging.feedback import signed
 
 OBSERVATION = {
     'type': 'object',
-    'required': ['result', 'board_after', 'nodes'],
+    'required': ['result', 'board_after'],
     'properties': {
         'result': shapes.PLAIN_SEQUENCE,
         'board_after': shapes.board(9, 'XO-?'),
-        'nodes': {'type': ['object', 'null'], 'properties': {
-            'traced': shapes.COUNT,
-            'all_calls': shapes.COUNT,
-            'recursive': {'type': 'array', 'items': shapes.NAME, 'maxItems': 20},
-            'intact': {'type': 'boolean'},
-            'reps': {'type': 'array', 'items': shapes.COUNT, 'maxItems': 64},
-        }, 'required': ['traced', 'all_calls', 'intact', 'reps'], 'additionalProperties': False},
     },
     'additionalProperties': False,
 }
 
-BASELINES = 3
-"""Requests of each kind (one run; :data:`MAX_REPS` runs on a position with one empty cell),
-timed for what a counted case costs besides the search."""
+BASELINES = 5
+"""Requests that call nothing of the submission (no run), timed for what a counted case costs
+besides the search.  They look like the pruning cases to the submission's code: the same time
+limit, a drawn request id, and an input it cannot read before its module has run (held by the
+counter); so no work it does can be aimed at them."""
 WORK_NODES = 3000
 """A counted case is searched again until the reference alpha-beta would have made this many
 calls (at most :data:`MAX_REPS` times), so its CPU time is well above what a case costs besides."""
@@ -82,6 +77,17 @@ units let a look-up through under load).  Only a search that cannot be counted (
 a generator, on another thread) needs this: counted calls that the CPU time confirms show
 a search by themselves."""
 HEAVY = 150
+FRAMES_PER_PLY, LEAF_FRAMES = 6, 16
+"""See :func:`deepest`."""
+TREE_FACTOR, TREE_SLACK = 20, 50
+"""The most search calls a search of a position may count: the game tree (every position
+entered once) times :data:`TREE_FACTOR`, for recursive helpers called at each node (a line
+check that calls itself once per cell), plus :data:`TREE_SLACK`.  More is a count made
+apart from the search."""
+PROVEN = 3
+"""Once a submission's search is counted, each answer on a position whose smallest proof tree
+has this many positions or more must come with at least that many calls of its own (every
+position the search enters is a call of one of its functions, the root included)."""
 
 
 ANSWER_CHECKS = ('values', 'moves', 'robustness', 'timeouts')
@@ -97,6 +103,15 @@ PAIR_WORDS = {
 """What is wrong with the returned pair, in the words of the handout's ``Minimax``."""
 NO_SEARCH = ('answered without a search: neither counted search calls nor the CPU time of the '
              'one-mark positions show one (a table of answers earns nothing)')
+
+
+TAINTED = ("the submission changed the grader's own code in the case process: a request that "
+           'calls nothing of the submission ran its code, so no answer or count is believed')
+BEYOND = ('counted more search calls than the whole game tree of a position has positions: '
+          'those calls were made apart from the search, so no answer or count is believed')
+NO_SEARCH_HERE = ('answered without a search: this answer came with fewer counted search calls '
+                  'than any correct search of the position makes, though the search was '
+                  'counted on other positions (a table of answers earns nothing)')
 
 
 def turned_case(case, turns):
@@ -133,7 +148,7 @@ class TicTacToe(base.Exercise):
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
         """Baselines, and the two-mark pruning positions turned three times."""
-        extra = review.baseline_cases(BASELINES, reps=(1, MAX_REPS))
+        extra = review.baseline_cases(BASELINES)
         for case in cases:
             if 'pruning' in case.tags and not case.hidden and \
                     sum(row.count('-') for row in case.input['board']) == 7:
@@ -142,10 +157,9 @@ class TicTacToe(base.Exercise):
         return extra
 
     def requests(self, case, settings):
-        if 'baseline' in case.tags:     # one empty cell: next to no search at all
-            return [base.Request({'board': ['X', 'O', 'X', 'X', 'O', 'O', 'O', 'X', '-'],
-                                  'maximizing': True, 'player': 'X', 'count': True,
-                                  'reps': case.input['reps']}, runs=case.input['reps'])]
+        if 'baseline' in case.tags:     # no run: what a pruning case costs besides its search
+            return [base.Request({'board': ['-'] * 9, 'maximizing': True, 'player': 'X',
+                                  'count': True, 'reps': 0}, runs=2)]
         payload = {
             'board': boards.from_rows(case.input['board']),
             'maximizing': case.input['maximizing'],
@@ -162,7 +176,8 @@ class TicTacToe(base.Exercise):
     def judge(self, case, replies, settings):
         reply, = replies
         if 'baseline' in case.tags:
-            return [review.baseline_outcome(case, reply, runs=case.input['reps'])]
+            return [review.baseline_outcome(case, reply, runs=0,
+                                            tainted=tallies.ran_submission(reply))]
         if 'terminal' in case.tags:
             checks = ['terminal']
         else:
@@ -203,14 +218,27 @@ class TicTacToe(base.Exercise):
                                                      o.measured['cpu'])
                                      for o in pruning if o.measured['floor'] >= HEAVY], baseline)
         unit = context.get('unit') or 0.0
-        # A search ran when some right answer came with at least its proof tree's count of
-        # search calls, or (a search that cannot be counted) when the one-mark positions
-        # took the CPU time of a search.
-        counted = any(o.measured.get('searched') for o in outcomes if o.check == 'values')
-        searched = counted or found.confirmed or \
-            evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit, baseline)
+        answered = [o for o in outcomes if o.check == 'values' and o.passed]
+        voided = void_all(outcomes, answered)
+        if voided:
+            facts.update(tampered=True, searched=False, prunes=False)
+            review.withdraw_unsearched(outcomes, ANSWER_CHECKS + ('pruning',), voided)
+            return outcomes, facts
+        # A search that can be counted shows its proof tree on every position it answers:
+        # an answer without it (a table, with the search counted on some other position)
+        # earns nothing.  One that cannot be counted at all shows a search by its CPU time.
+        counted = any(o.measured.get('searched') for o in answered)
+        searched = counted or evidence.searched_by_time(heavy, SEARCH_FLOOR_UNITS * unit,
+                                                        baseline)
         facts['searched'] = searched
-        if heavy and not searched:
+        if counted:
+            fixed, _ = evidence.overhead(baseline)
+            unproven = {o.case for o in answered if not o.measured.get('shown', True) and not (
+                o.measured.get('voided') and (o.measured['proof'] < HEAVY or o.measured['cpu']
+                                              - fixed >= SEARCH_FLOOR_UNITS * unit))}
+            review.withdraw_unsearched([o for o in outcomes if o.case in unproven],
+                                       ANSWER_CHECKS, NO_SEARCH_HERE)
+        elif heavy and not searched:
             review.withdraw_unsearched(outcomes, ANSWER_CHECKS, NO_SEARCH)
         prunes = [o for o in outcomes if o.check == 'pruning']
         facts['prunes'] = bool(prunes) and all(o.passed for o in prunes)
@@ -223,6 +251,17 @@ class TicTacToe(base.Exercise):
         if ratio is not None:
             facts['node_ratio_median'] = ratio
         return facts
+
+
+def void_all(outcomes, answered):
+    """Why nothing measured in the case processes can be believed, or '': a baseline (which
+    calls nothing of the submission) ran its code, so the grader's code there was changed;
+    or a count beyond any search of the position was made apart from the search."""
+    if any(o.measured.get('tainted') for o in outcomes if o.check == review.BASELINE):
+        return TAINTED
+    if any(o.measured.get('beyond') for o in answered):
+        return BEYOND
+    return ''
 
 
 def repeats(case):
@@ -271,16 +310,32 @@ def judge_value(check, answer, settings):
     """``values`` (and ``terminal``): the returned value is the position's."""
     value, expected = answer.value, answer.case.expected
     if answer.value_ok:
-        nodes = answer.obs.get('nodes') or {}
-        searched = nodes.get('traced', 0) >= max(1, expected.get('proof_nodes', 1)) \
-            if nodes else None
-        return answer.note.outcome(check, True, f'value {signed(value)}',
-                                   measured={'searched': searched})
+        nodes = tallies.counted(answer.reply) if answer.reply.tally else None
+        proof = expected.get('proof_nodes', 1)
+        sound = nodes is not None and nodes.intact and nodes.depth <= deepest(answer.board)
+        return answer.note.outcome(check, True, f'value {signed(value)}', measured={
+            'searched': sound and nodes.traced >= max(1, proof) if nodes else None,
+            # every position of the proof tree is a call of some function of the search
+            # (a shallow search of mutually recursive functions may call none of them twice)
+            'shown': proof < PROVEN or (sound and bool(nodes.calls) and nodes.calls[0] >= proof),
+            # counts the submission made untrustworthy (a hook, a thread): its CPU time decides
+            'voided': nodes is not None and not nodes.intact, 'proof': proof,
+            'cpu': answer.reply.cpu,
+            # no search calls itself more often than the whole game tree has positions
+            'beyond': bool(nodes) and nodes.traced > TREE_FACTOR * expected['minimax_nodes']
+            + TREE_SLACK})
     cause = ('The board was left changed, so later moves were searched on a wrong '
              'position: undo every move you try.' if answer.changed
              else value_cause(value, expected))
     detail = f"value {signed(value)}, expected {signed(expected['value'])}"
     return answer.outcome(check, False, detail, cause, kind='wrong value')
+
+
+def deepest(board):
+    """The deepest stack of Python frames a search of ``board`` may need: a few frames a ply
+    (the search's functions, a comprehension, a lambda) and a few for the leaf's helpers.
+    A count replayed by a chain of calls goes far deeper."""
+    return FRAMES_PER_PLY * (board.count('-') + 1) + LEAF_FRAMES
 
 
 def value_cause(value, expected):
@@ -337,23 +392,23 @@ def judge_time(check, answer, settings):
 
 def judge_pruning(check, answer, settings):
     """``pruning``: confirmed search calls well below plain minimax's, on a right answer."""
-    case, obs = answer.case, answer.obs
-    nodes = obs.get('nodes') or {'traced': 0, 'reps': [], 'intact': True}
+    case = answer.case
+    nodes = tallies.counted(answer.reply)
     inline = case.expected['minimax_nodes_inline']
     full = case.expected['minimax_nodes']
     margin = settings.check_param('pruning', 'margin', 0.35)
-    traced = nodes['traced']
+    traced = nodes.traced
     measured = {'nodes': traced, 'minimax_nodes_inline': inline, 'minimax_nodes': full,
                 'ratio': round(traced / full, 4) if full else None,
-                'counts': list(nodes['reps']) or [traced], 'cpu': answer.reply.cpu,
+                'counts': list(nodes.reps) or [traced], 'cpu': answer.reply.cpu,
                 'floor': case.expected.get('proof_nodes', 1), 'group': case.group,
                 'hidden': case.hidden}
-    if not nodes.get('intact', False):
-        return answer.note.tampered(check, 'the counting instrument was changed during the '
-                                    'search', measured, returned=answer.returned)
+    if not nodes.intact:
+        return answer.note.tampered(check, f'the search could not be counted: {nodes.problem}',
+                                    measured, returned=answer.returned)
     most = repeats(case)
-    if not min(2, most) <= len(nodes['reps']) <= most:
-        return answer.note.tampered(check, f"the search was run {len(nodes['reps'])} times, "
+    if not min(2, most) <= len(nodes.reps) <= most:
+        return answer.note.tampered(check, f"the search was run {len(nodes.reps)} times, "
                                     f'where the grader asks for {min(2, most)} to {most}',
                                     measured, returned=answer.returned)
     summary = (f'{traced} search calls; plain minimax makes {full} (entering terminal '

@@ -8,23 +8,22 @@ Requests (from the judge)::
 Observation::
 
     {"result": <plain_sequence of what Minimax returned>,
-     "board_after": [9 marks] | null,
-     "nodes": {"traced": int, "all_calls": int, "recursive": [function names],
-               "intact": bool, "reps": [int, ...]} | null}
+     "board_after": [9 marks] | null}
 
 With ``count``, the search runs ``reps`` times (default 1; with ``work``, as
 long as that budget of CPU time lasts, see :mod:`grader.child.runs`), each
-time on a fresh copy of the board, and each run's count of search calls (calls of
-the submission's recursive functions, see :mod:`grader.child.counting`) is
-in ``reps``; ``traced`` is the first run's.  ``reps`` 0 makes no call at
-all: the parent times such a request to learn what a case costs besides
-the search.  The answer and ``board_after`` are the first run's.
+time on a fresh copy of the board, each run through the counter's trampoline
+(:func:`grader.child.tally.search`).  Nothing of the count is in the reply:
+the C counter tallies every run, and the runner reads the tally from the
+stopped process.  ``reps`` 0 makes no call at all: the parent times such a
+request to learn what a case costs besides the search.  The answer and
+``board_after`` are the first run's.
 
 The call convention comes from grading.yaml (``options.entry`` and
 ``options.call``): argument names among ``board``, ``maximizing`` and
 ``player``, in the order the student's entry point takes them.
 """
-from grader.child import counting, values
+from grader.child import tally, values
 from grader.child.runs import runs
 
 MARKS = ('X', 'O', '-')
@@ -50,25 +49,14 @@ def handle(module, payload, options, ctx):
     if not payload.get('count'):
         board, args = _arguments(payload, options)
         result = namespace[entry](*args)
-        return {'result': values.plain_sequence(result), 'nodes': None,
+        return {'result': values.plain_sequence(result),
                 'board_after': values.plain_str_list(board, 9, MARKS)}
-    codes = ctx.submission_codes(excluded=options.get('provided', ()))
-    watched = counting.candidates(codes)     # once: the same functions for every run
-    observation = {'result': values.plain_sequence(None), 'board_after': None,
-                   'nodes': {'traced': 0, 'all_calls': 0, 'recursive': [], 'intact': True,
-                             'reps': []}}
+    observation = {'result': values.plain_sequence(None), 'board_after': None}
+    function = namespace[entry]
     for rep in runs(payload):
         board, args = _arguments(payload, options)
-        counter = counting.SearchCounter(codes, watched)
-        with counter:
-            result = namespace[entry](*args)
-        counts = counter.report()
-        nodes = observation['nodes']
-        nodes['reps'].append(counts['search_calls'])
-        nodes['intact'] = nodes['intact'] and counts['intact']
+        result = tally.search(function, *args)
         if rep == 0:
-            nodes.update(traced=counts['search_calls'], all_calls=counts['all_calls'],
-                         recursive=counts['recursive'])
             observation['result'] = values.plain_sequence(result)
             observation['board_after'] = values.plain_str_list(board, 9, MARKS)
     return observation

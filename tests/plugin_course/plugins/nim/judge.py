@@ -7,7 +7,7 @@
   Information only: the fact ``memoizes`` is what the course rule reads.
 """
 from grader.exercises import base
-from grader.judging import shapes
+from grader.judging import shapes, tallies
 
 OBSERVATION = {
     'type': 'object',
@@ -48,7 +48,8 @@ class Nim(base.Exercise):
                                  '' if right else f'expected {said}', feedback,
                                  kind='right' if right else 'wrong answer')]
         if 'memo' in checks:
-            calls = reply.observation['calls'] or 0
+            counted = tallies.counted(reply)     # read by the runner, not the case's word
+            calls = counted.traced if counted.intact else 0
             bound = (case.input['most'] + 1) * case.input['stones'] + 1
             memo = right and 0 < calls <= bound
             why = ('' if memo else 'the answer is wrong' if not right else

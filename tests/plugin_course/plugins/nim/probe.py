@@ -1,10 +1,11 @@
 """Nim probe: runs in a case process, next to the student module.
 
 Request: ``{"stones": int, "most": int, "count": bool}``.
-Observation: ``{"result": <plain value of Wins(stones, most)>, "calls": int | null}``,
-``calls`` being the calls of the submission's recursive functions when ``count``.
+Observation: ``{"result": <plain value of Wins(stones, most)>, "calls": null}``.  With
+``count`` the search runs through the counter's trampoline: the calls of the submission's
+recursive functions are read by the runner from outside (``Reply.tally``), not reported here.
 """
-from grader.child import counting, values
+from grader.child import tally, values
 
 
 def load(module, options, ctx):
@@ -17,7 +18,4 @@ def handle(module, payload, options, ctx):
     stones, most = int(payload['stones']), int(payload['most'])
     if not payload.get('count'):
         return {'result': values.plain(search(stones, most)), 'calls': None}
-    counter = counting.SearchCounter(ctx.submission_codes())
-    with counter:
-        result = search(stones, most)
-    return {'result': values.plain(result), 'calls': counter.report()['search_calls']}
+    return {'result': values.plain(tally.search(search, stones, most)), 'calls': None}

@@ -1,0 +1,692 @@
+/* The search counter of a case process, written in C (grader.child._tally).
+ *
+ * Contract (see grader/child/tally.py for the Python side):
+ *
+ * - install(trampoline, leaf, owned, prefixes, library, callers, sanctioned) -- once, in
+ *   the runner, before any student code exists: a C audit hook (it cannot be removed).
+ * - given() -- once, in a case process, from the grader's frames only: the case's input
+ *   (held in C by hold(), in the runner), and from then on a C profile function on this
+ *   thread (it cannot be removed either: sys.setprofile/settrace are refused).
+ * - seal() -- once, in each case process, before the student module runs: from
+ *   then on the audit hook refuses ctypes, opening a "mem" file (a process's
+ *   memory), links, and extension modules from outside the Python installation;
+ *   and no function of this module changes anything any more.
+ * - layout() -- (address, size) of the tally block.  The runner reads the block
+ *   itself from the stopped case process (/proc/PID/mem): the block lives in C
+ *   memory that no Python code of the case process can write, and its contents
+ *   never pass through code the submission could patch.
+ *
+ * What is counted: while a frame of ``trampoline`` is running (one *run* of a
+ * search), every Python frame started on this thread.  A code object (code
+ * objects with the same bytecode count as one) that is started again while a
+ * frame of it is still running is *recursive*, and so is every code object
+ * on the stack between the two frames (mutual recursion).  A run's ``nodes``
+ * are the calls of its recursive code objects, whatever their names, files or
+ * how they are reached (lambdas, closures, exec'd code, callables in
+ * containers, the grader's own functions).  ``calls`` are all the frames
+ * started.  ``leaves`` are the frames of the ``leaf`` code object.  Flags say
+ * what makes a run's count untrustworthy (see the FLAG_ constants).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <limits.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdlib.h>
+
+#define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
+#define SLOTS 64
+#define MAX_STACK 200000
+
+/* Flags of a run (slot) or of the whole process (block.flags). */
+#define FLAG_HOOK 1u           /* sys.setprofile / sys.settrace tried */
+#define FLAG_NESTED 2u         /* the trampoline entered while a run was going on */
+#define FLAG_CODE_MADE 4u      /* compile / exec / code objects made during a run */
+#define FLAG_UNNAMED 8u        /* recursion through lambdas/comprehensions only */
+#define FLAG_GENERATOR 16u     /* a generator resumed inside itself (recursive generators) */
+#define FLAG_THREAD 32u        /* a thread started during a run */
+#define FLAG_GRADER_CODE 64u   /* the grader's own rules called outside the leaf function */
+#define FLAG_OVERFLOW 128u     /* more runs, or deeper stacks, than the block holds */
+#define FLAG_REFUSED 256u      /* a refused operation was tried (ctypes, mem, links, ...) */
+#define FLAG_MISMATCH 512u     /* frame events that do not pair up */
+#define FLAG_FOREIGN 1024u     /* the trampoline entered from code that is not the grader's */
+#define FLAG_OUTSIDE 2048u     /* the submission's code ran outside a run, once the input was given */
+#define FLAG_THREADS 4096u     /* another thread was alive when the input was given */
+
+typedef struct {
+    uint64_t nodes, calls, leaves, max_depth, recursive, flags, closed, spare;
+} slot_t;
+
+typedef struct {
+    uint64_t magic, size, runs, flags, sealed, pid;
+    uint64_t others_ns;        /* CPU of the other threads from the input given to the last run's end */
+    uint64_t main_ns;          /* CPU of this thread over the same time */
+    slot_t slot[SLOTS];
+} block_t;
+
+static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}};
+
+typedef struct {
+    PyObject *code;            /* strong reference while the run lasts */
+    uint64_t hash;
+    Py_ssize_t length;
+    int canon;                 /* entry whose statistics this code shares */
+    uint64_t calls;
+    int64_t active;
+    unsigned char marked, named, generator, owned, library, sanctioned;
+} entry_t;
+
+static entry_t *entries = NULL;
+static int n_entries = 0, cap_entries = 0;
+static int *table = NULL;      /* open addressing: code pointer -> entry index + 1 */
+static size_t table_cap = 0;
+static int *stack = NULL;      /* canonical entry indices of running frames */
+static unsigned char *stack_ctx = NULL;   /* 1: the grader's own code may run here */
+static int depth = 0, cap_stack = 0;
+static int running = 0;        /* inside a run */
+static uint64_t run_flags = 0;
+
+static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
+static PyObject *sanction = NULL;  /* grader code the search may call: the grader's code under it is fine */
+static PyObject *library = NULL;   /* filename prefixes of the standard library */
+static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
+static char *held = NULL;          /* the case's input, held in C until it is given */
+static Py_ssize_t held_length = 0;
+static int given = 0;              /* the input was given: the window is open */
+static int setting = 0;            /* the counter sets its own profile function */
+static struct timespec given_main, given_process;
+static int installed = 0;
+
+static size_t
+slot_of(PyObject *code, size_t cap)
+{
+    uintptr_t p = (uintptr_t)code;
+    p ^= p >> 17;
+    p *= 0x9E3779B97F4A7C15ULL;
+    return (size_t)(p >> 7) & (cap - 1);
+}
+
+static int
+grow_table(void)
+{
+    size_t cap = table_cap ? table_cap * 2 : 256, i;
+    int *fresh = calloc(cap, sizeof(int));
+    if (!fresh) return -1;
+    for (i = 0; i < (size_t)n_entries; i++) {
+        size_t s = slot_of(entries[i].code, cap);
+        while (fresh[s]) s = (s + 1) & (cap - 1);
+        fresh[s] = (int)i + 1;
+    }
+    free(table);
+    table = fresh;
+    table_cap = cap;
+    return 0;
+}
+
+static uint64_t
+fnv(const char *data, Py_ssize_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned char)data[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static PyObject *
+bytecode(PyCodeObject *code)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyCode_GetCode(code);
+#else
+    Py_INCREF(code->co_code);
+    return code->co_code;
+#endif
+}
+
+static int
+starts_with_any(PyObject *text, PyObject *starts)
+{
+    Py_ssize_t i, n;
+    if (!text || !PyUnicode_Check(text) || !starts) return 0;
+    n = PyTuple_GET_SIZE(starts);
+    for (i = 0; i < n; i++) {
+        int match = PyUnicode_Tailmatch(text, PyTuple_GET_ITEM(starts, i), 0, PY_SSIZE_T_MAX, -1);
+        if (match == 1) return 1;
+        if (match < 0) PyErr_Clear();
+    }
+    return 0;
+}
+
+/* Code of the standard library (its files, or frozen): its own recursion (abc's subclass
+ * checks, deepcopy of nested lists) is not the search's. */
+static int
+in_library(PyObject *filename)
+{
+    return starts_with_any(filename, library);
+}
+
+/* The entry of ``code`` (made on first sight); -1 when out of memory. */
+static int
+entry_of(PyCodeObject *code)
+{
+    size_t s;
+    int i, idx;
+    entry_t *e;
+    PyObject *bytes;
+    if (table_cap == 0 || (size_t)(n_entries + 1) * 2 > table_cap) {
+        if (grow_table() < 0) return -1;
+    }
+    s = slot_of((PyObject *)code, table_cap);
+    while (table[s]) {
+        if (entries[table[s] - 1].code == (PyObject *)code) return table[s] - 1;
+        s = (s + 1) & (table_cap - 1);
+    }
+    if (n_entries == cap_entries) {
+        int cap = cap_entries ? cap_entries * 2 : 128;
+        entry_t *fresh = realloc(entries, cap * sizeof(entry_t));
+        if (!fresh) return -1;
+        entries = fresh;
+        cap_entries = cap;
+    }
+    idx = n_entries++;
+    e = &entries[idx];
+    memset(e, 0, sizeof(*e));
+    Py_INCREF(code);
+    e->code = (PyObject *)code;
+    bytes = bytecode(code);
+    if (bytes && PyBytes_Check(bytes)) {
+        e->hash = fnv(PyBytes_AS_STRING(bytes), PyBytes_GET_SIZE(bytes));
+        e->length = PyBytes_GET_SIZE(bytes);
+    } else {
+        PyErr_Clear();
+    }
+    Py_XDECREF(bytes);
+    e->canon = idx;
+    for (i = 0; i < idx; i++) {
+        if (entries[i].hash == e->hash && entries[i].length == e->length) {
+            e->canon = entries[i].canon;
+            break;
+        }
+    }
+    e->generator = (code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0;
+    e->named = PyUnicode_Check(code->co_name) && PyUnicode_GET_LENGTH(code->co_name) > 0 &&
+               PyUnicode_READ_CHAR(code->co_name, 0) != '<';
+    if (owned && PySet_Contains(owned, (PyObject *)code) == 1) e->owned = 1;
+    if (sanction && PySet_Contains(sanction, (PyObject *)code) == 1) e->sanctioned = 1;
+    e->library = in_library(code->co_filename);
+    if (e->named) entries[e->canon].named = 1;
+    table[s] = idx + 1;
+    return idx;
+}
+
+static void
+forget_entries(void)
+{
+    int i;
+    for (i = 0; i < n_entries; i++) Py_DECREF(entries[i].code);
+    n_entries = 0;
+    if (table) memset(table, 0, table_cap * sizeof(int));
+    depth = 0;
+}
+
+static uint64_t
+ns_since(clockid_t clock, const struct timespec *then)
+{
+    struct timespec now;
+    clock_gettime(clock, &now);
+    return (uint64_t)((now.tv_sec - then->tv_sec) * 1000000000LL + (now.tv_nsec - then->tv_nsec));
+}
+
+static void
+close_run(void)
+{
+    uint64_t nodes = 0, recursive = 0;
+    int i;
+    if (block.runs < SLOTS) {
+        slot_t *slot = &block.slot[block.runs];
+        for (i = 0; i < n_entries; i++) {
+            entry_t *c = &entries[entries[i].canon];
+            if (entries[i].canon == i && c->marked) {
+                nodes += c->calls;
+                recursive++;
+            }
+        }
+        slot->nodes = nodes;
+        slot->recursive = recursive;
+        slot->flags |= run_flags;
+        slot->closed = 1;
+    } else {
+        block.flags |= FLAG_OVERFLOW;
+    }
+    if (given) {
+        uint64_t main_ns = ns_since(CLOCK_THREAD_CPUTIME_ID, &given_main);
+        uint64_t all_ns = ns_since(CLOCK_PROCESS_CPUTIME_ID, &given_process);
+        block.main_ns = main_ns;
+        block.others_ns = all_ns > main_ns ? all_ns - main_ns : 0;
+    }
+    block.runs++;
+    running = 0;
+    run_flags = 0;
+    forget_entries();
+}
+
+static slot_t *
+current(void)
+{
+    static slot_t spill;
+    return block.runs < SLOTS ? &block.slot[block.runs] : &spill;
+}
+
+static int
+push(int canon, int ctx)
+{
+    if (depth == cap_stack) {
+        int cap = cap_stack ? cap_stack * 2 : 1024;
+        int *fresh;
+        unsigned char *fresh_ctx;
+        if (cap > MAX_STACK) { run_flags |= FLAG_OVERFLOW; return -1; }
+        fresh = realloc(stack, cap * sizeof(int));
+        if (!fresh) return -1;
+        stack = fresh;
+        fresh_ctx = realloc(stack_ctx, cap);
+        if (!fresh_ctx) return -1;
+        stack_ctx = fresh_ctx;
+        cap_stack = cap;
+    }
+    stack[depth] = canon;
+    stack_ctx[depth] = (unsigned char)ctx;
+    depth++;
+    return 0;
+}
+
+static void
+started(PyCodeObject *code)
+{
+    slot_t *slot = current();
+    int idx = entry_of(code), canon, i, named, user, generator, ctx;
+    entry_t *c;
+    if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return; }
+    canon = entries[idx].canon;
+    c = &entries[canon];
+    generator = entries[idx].generator;
+    /* The grader's own code runs only under what the grader put in the search's way (the
+     * counted evaluation, its own set-up): called from the submission's code, it would be
+     * work the counter does not see as the search's. */
+    ctx = entries[idx].sanctioned || (entries[idx].owned && (depth == 0 || stack_ctx[depth - 1]));
+    if (entries[idx].owned && !ctx) run_flags |= FLAG_GRADER_CODE;
+    if (!generator) {      /* a generator's frame starts at every resumption: not a call */
+        slot->calls++;
+        c->calls++;
+        if ((PyObject *)code == leaf) slot->leaves++;
+    }
+    if (c->active > 0) {
+        /* Started again while running: every function between its two frames recurs,
+         * it too.  Not counted as nodes: generators (a comprehension between two calls
+         * of the search is part of it, not a node) and the standard library (a recursion
+         * of its own is not the search's).  A cycle of generators alone is a search the
+         * counter cannot follow; one through lambdas alone, a search it cannot name. */
+        user = !generator && !c->library;
+        named = user && c->named;
+        if (user) c->marked = 1;
+        for (i = depth - 1; i >= 0 && stack[i] != canon; i--) {
+            entry_t *between = &entries[stack[i]];
+            if (between->library || between->generator) continue;
+            between->marked = 1;
+            named |= between->named;
+            user = 1;
+        }
+        if (!user && generator && !c->library) run_flags |= FLAG_GENERATOR;
+        else if (user && !named) run_flags |= FLAG_UNNAMED;
+    }
+    c->active++;
+    if (push(canon, ctx) < 0) return;
+    if ((uint64_t)depth > slot->max_depth) slot->max_depth = depth;
+}
+
+static void
+ended(PyCodeObject *code)
+{
+    int idx = entry_of(code), canon;
+    if (idx < 0) { PyErr_Clear(); return; }
+    canon = entries[idx].canon;
+    if (depth == 0) { run_flags |= FLAG_MISMATCH; return; }
+    if (stack[depth - 1] != canon) run_flags |= FLAG_MISMATCH;
+    depth--;
+    if (entries[stack[depth]].active > 0) entries[stack[depth]].active--;
+}
+
+/* Whether every frame below the trampoline's is the grader's own code: a run started by
+ * the submission (a probe or the trampoline called, or replaced, from its code) is not. */
+static int
+all_grader(PyFrameObject *frame)
+{
+    PyFrameObject *back = frame;
+    int ok = 1;
+    if (!trusted) return 1;
+    Py_XINCREF(back);
+    while (back) {
+        PyCodeObject *code = PyFrame_GetCode(back);
+        PyFrameObject *next;
+        int known = PySet_Contains(trusted, (PyObject *)code);
+        Py_DECREF(code);
+        if (known != 1) {
+            if (known < 0) PyErr_Clear();
+            ok = 0;
+            Py_DECREF(back);
+            break;
+        }
+        next = PyFrame_GetBack(back);
+        Py_DECREF(back);
+        back = next;
+    }
+    return ok;
+}
+
+static int
+entered_by_grader(PyFrameObject *frame)
+{
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    int ok = back ? all_grader(back) : 1;
+    Py_XDECREF(back);
+    return ok;
+}
+
+/* Once the input is given, the submission's code runs only inside a run. */
+static void
+outside_run(PyCodeObject *code)
+{
+    int known;
+    if (block.flags & FLAG_OUTSIDE) return;
+    if (in_library(code->co_filename)) return;
+    known = trusted ? PySet_Contains(trusted, (PyObject *)code) : 1;
+    if (known < 0) PyErr_Clear();
+    if (known != 1) block.flags |= FLAG_OUTSIDE;
+}
+
+static int
+profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    PyCodeObject *code;
+    if (what != PyTrace_CALL && what != PyTrace_RETURN) return 0;
+    code = PyFrame_GetCode(frame);
+    if ((PyObject *)code == trampoline) {
+        if (what == PyTrace_CALL) {
+            if (running) {
+                run_flags |= FLAG_NESTED;
+            } else {
+                if (block.runs < SLOTS) memset(&block.slot[block.runs], 0, sizeof(slot_t));
+                running = 1;
+                depth = 0;
+                if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
+            }
+        } else if (running && depth == 0) {
+            close_run();
+        }
+        Py_DECREF(code);
+        return 0;
+    }
+    if (running) {
+        if (what == PyTrace_CALL) started(code);
+        else ended(code);
+    } else if (given && what == PyTrace_CALL) {
+        outside_run(code);
+    }
+    Py_DECREF(code);
+    return 0;
+}
+
+/* --- the audit hook ------------------------------------------------------- */
+
+static int
+refuse(const char *what)
+{
+    block.flags |= FLAG_REFUSED;
+    if (running) run_flags |= FLAG_REFUSED;
+    PyErr_Format(PyExc_PermissionError, "%s is not available while grading", what);
+    return -1;
+}
+
+static int
+ends_with_mem(PyObject *path)
+{
+    const char *text = NULL, *last;
+    PyObject *bytes = NULL;
+    char resolved[PATH_MAX];
+    int hit = 0;
+    if (PyUnicode_Check(path)) {
+        bytes = PyUnicode_EncodeFSDefault(path);
+        if (!bytes) { PyErr_Clear(); return 1; }
+        text = PyBytes_AS_STRING(bytes);
+    } else if (PyBytes_Check(path)) {
+        text = PyBytes_AS_STRING(path);
+    } else {
+        return 0;       /* a descriptor: opened before */
+    }
+    last = strrchr(text, '/');
+    last = last ? last + 1 : text;
+    if (strcmp(last, "mem") == 0 || strcmp(last, "mem/") == 0) hit = 1;
+    if (!hit && realpath(text, resolved) != NULL) {
+        last = strrchr(resolved, '/');
+        last = last ? last + 1 : resolved;
+        if (strcmp(last, "mem") == 0 ||
+            (strncmp(resolved, "/proc/", 6) == 0 && strstr(resolved, "/mem") != NULL))
+            hit = 1;
+    }
+    Py_XDECREF(bytes);
+    return hit;
+}
+
+static int
+foreign_extension(PyObject *filename)
+{
+    Py_ssize_t i, n;
+    if (!filename || !PyUnicode_Check(filename) || !prefixes) return 0;
+    {
+        const char *name = PyUnicode_AsUTF8(filename);
+        size_t len;
+        if (!name) { PyErr_Clear(); return 1; }
+        len = strlen(name);
+        if (len < 3 || (strcmp(name + len - 3, ".so") != 0 &&
+                        strstr(name, ".so.") == NULL && strstr(name, ".pyd") == NULL))
+            return 0;
+    }
+    n = PyTuple_GET_SIZE(prefixes);
+    for (i = 0; i < n; i++) {
+        PyObject *prefix = PyTuple_GET_ITEM(prefixes, i);
+        int match = PyUnicode_Tailmatch(filename, prefix, 0, PY_SSIZE_T_MAX, -1);
+        if (match == 1) return 0;
+        if (match < 0) PyErr_Clear();
+    }
+    return 1;
+}
+
+static int
+audit(const char *event, PyObject *args, void *data)
+{
+    if (strcmp(event, "sys.setprofile") == 0 || strcmp(event, "sys.settrace") == 0) {
+        if (setting) return 0;
+        block.flags |= FLAG_HOOK;
+        if (running) run_flags |= FLAG_HOOK;
+        if (block.sealed) return refuse("changing the profile or trace function");
+        return 0;
+    }
+    if (!block.sealed) return 0;
+    if ((strcmp(event, "compile") == 0 || strcmp(event, "code.__new__") == 0) &&
+        PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 1 &&
+        in_library(PyTuple_GET_ITEM(args, 1))) {
+        /* a code object that would pass for the standard library's */
+        block.flags |= FLAG_CODE_MADE;
+        if (running) run_flags |= FLAG_CODE_MADE;
+        return 0;
+    }
+    if (running && (strcmp(event, "compile") == 0 || strcmp(event, "exec") == 0 ||
+                    strcmp(event, "code.__new__") == 0 || strcmp(event, "marshal.loads") == 0 ||
+                    strcmp(event, "function.__new__") == 0)) {
+        run_flags |= FLAG_CODE_MADE;
+        return 0;
+    }
+    if (running && strcmp(event, "_thread.start_new_thread") == 0) {
+        run_flags |= FLAG_THREAD;
+        return 0;
+    }
+    if (strncmp(event, "ctypes.", 7) == 0) return refuse("ctypes");
+    if (strcmp(event, "open") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0) {
+        if (ends_with_mem(PyTuple_GET_ITEM(args, 0))) return refuse("a process's memory");
+        return 0;
+    }
+    if (strcmp(event, "os.symlink") == 0 || strcmp(event, "os.link") == 0)
+        return refuse("making links");
+    if (strcmp(event, "import") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 1) {
+        if (foreign_extension(PyTuple_GET_ITEM(args, 1)))
+            return refuse("an extension module of the submission");
+    }
+    return 0;
+}
+
+/* --- the module ------------------------------------------------------------ */
+
+static PyObject *
+tally_install(PyObject *self, PyObject *args)
+{
+    PyObject *tramp, *leaf_code, *owned_codes, *allowed, *stdlib, *callers, *sanctioned;
+    if (!PyArg_ParseTuple(args, "OOOO!O!OO", &tramp, &leaf_code, &owned_codes,
+                          &PyTuple_Type, &allowed, &PyTuple_Type, &stdlib, &callers,
+                          &sanctioned))
+        return NULL;
+    if (installed || block.sealed) return PyErr_Format(PyExc_PermissionError, "installed already");
+    if (!PyCode_Check(tramp)) return PyErr_Format(PyExc_TypeError, "trampoline: a code object");
+    if (leaf_code != Py_None && !PyCode_Check(leaf_code))
+        return PyErr_Format(PyExc_TypeError, "leaf: a code object or None");
+    Py_INCREF(tramp);
+    trampoline = tramp;
+    if (leaf_code != Py_None) { Py_INCREF(leaf_code); leaf = leaf_code; }
+    owned = PyFrozenSet_New(owned_codes);
+    if (!owned) return NULL;
+    Py_INCREF(allowed);
+    prefixes = allowed;
+    Py_INCREF(stdlib);
+    library = stdlib;
+    trusted = PyFrozenSet_New(callers);
+    if (!trusted) return NULL;
+    sanction = PyFrozenSet_New(sanctioned);
+    if (!sanction) return NULL;
+    if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
+    installed = 1;
+    /* The runner is not the case processes' to read or write (/proc/1/mem). */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+tally_seal(PyObject *self, PyObject *noargs)
+{
+    if (!installed || block.sealed)
+        return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    block.sealed = 1;
+    block.pid = (uint64_t)getpid();
+    block.runs = 0;
+    block.flags = 0;
+    memset(block.slot, 0, sizeof(block.slot));
+    /* The runner reads this process's memory: it must be dumpable again. */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+tally_hold(PyObject *self, PyObject *data)
+{
+    /* The runner: the next case's input, kept in C memory only (the case process has it
+     * from the fork, where no Python object of its own refers to it). */
+    if (!installed || block.sealed || !PyBytes_Check(data))
+        return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    free(held);
+    held_length = PyBytes_GET_SIZE(data);
+    held = malloc(held_length ? held_length : 1);
+    if (!held) { held_length = 0; return PyErr_NoMemory(); }
+    memcpy(held, PyBytes_AS_STRING(data), held_length);
+    Py_RETURN_NONE;
+}
+
+static int
+threads_alive(void)
+{
+    PyInterpreterState *interp = PyThreadState_GetInterpreter(PyThreadState_Get());
+    PyThreadState *ts;
+    int n = 0;
+    for (ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts)) n++;
+    return n;
+}
+
+static PyObject *
+tally_given(PyObject *self, PyObject *noargs)
+{
+    /* A case process, once, from the grader's frames only: the input, and from now on the
+     * submission's code may run only inside a run. */
+    PyObject *data;
+    if (!block.sealed || given || !held)
+        return PyErr_Format(PyExc_PermissionError, "the input was given already");
+    if (!all_grader(PyEval_GetFrame())) {
+        block.flags |= FLAG_FOREIGN;
+        return PyErr_Format(PyExc_PermissionError, "the input is the grader's to give");
+    }
+    if (threads_alive() > 1) block.flags |= FLAG_THREADS;
+    data = PyBytes_FromStringAndSize(held, held_length);
+    memset(held, 0, held_length);
+    given = 1;
+    /* From here on every frame of this thread is seen (and nothing can take the profile
+     * function away: sys.setprofile is refused).  Not before: the import runs at full speed. */
+    setting = 1;               /* the audit hook lets this one through */
+    PyEval_SetProfile(profile, NULL);
+    setting = 0;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &given_main);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &given_process);
+    return data;
+}
+
+static PyObject *
+tally_layout(PyObject *self, PyObject *noargs)
+{
+    return Py_BuildValue("(KK)", (unsigned long long)(uintptr_t)&block,
+                         (unsigned long long)sizeof(block_t));
+}
+
+static PyObject *
+tally_active(PyObject *self, PyObject *noargs)
+{
+    /* Whether this thread's profile function is still the counter's. */
+    return PyBool_FromLong(installed);
+}
+
+static PyMethodDef methods[] = {
+    {"install", tally_install, METH_VARARGS,
+     "install(trampoline, leaf, owned, prefixes, library, callers, sanctioned): the audit "
+     "hook (once)."},
+    {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
+    {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
+    {"hold", tally_hold, METH_O, "hold(bytes): the runner keeps the next case's input in C."},
+    {"given", tally_given, METH_NOARGS, "given() -> bytes: the case's input (once, grader only)."},
+    {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_tally", "The search counter of a case process (see _tally.c).",
+    -1, methods
+};
+
+PyMODINIT_FUNC
+PyInit__tally(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    PyModule_AddIntConstant(m, "SLOTS", SLOTS);
+    PyModule_AddIntConstant(m, "MAGIC_LOW", (long)(MAGIC & 0x7fffffff));
+    return m;
+}

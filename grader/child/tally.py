@@ -1,0 +1,240 @@
+"""The search counter that the submission cannot reach (runner and case process sides).
+
+The counting itself is C (:file:`_tally.c`): a profile function and an audit
+hook installed in the runner before any student code exists, tallies kept
+in a C block, and that block read by the runner from the *stopped* case
+process (``/proc/PID/mem``) -- never taken from the case's reply, never
+passing through Python code of the case process.  This module only:
+
+- finds the compiled extension (shipped in the child archive as
+  :data:`MEMBER`, written out by the runner before the uid drop, into a
+  folder the submission cannot write) and loads it (:func:`load`);
+- installs it in the runner (:func:`install`) and seals it in each case
+  process (:func:`seal`);
+- holds the *trampoline* (:func:`search`): one run of a search is exactly
+  the time a frame of its code object runs; probes call the student's
+  entry point through it;
+- reads a stopped case process's block (:func:`read`), in the runner.
+
+Without the extension (it could not be built) nothing is counted: probes
+still answer, and the judges say the counts could not be read.
+"""
+import importlib.machinery
+import importlib.util
+import os
+import struct
+import sys
+import zipfile
+from json import dumps as _dumps
+from json import loads as _loads
+
+MEMBER = 'grader/child/_tally.so'
+"""Where the child archive holds the compiled extension."""
+SLOT = struct.Struct('<8Q')
+HEADER = struct.Struct('<8Q')
+MAGIC = 0x31796c6c61745f
+FLAGS = {
+    1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion', 16: 'generator-recursion',
+    32: 'thread', 64: 'grader-code', 128: 'overflow', 256: 'refused', 512: 'mismatch',
+    1024: 'foreign-caller', 2048: 'outside-run', 4096: 'threads-beside',
+}
+"""The C flags (``FLAG_*`` in :file:`_tally.c`) by name."""
+
+NOT_BUILT = ('the search counter (grader/child/_tally.c) is not built on this machine: no '
+             'search is counted and no pruning is credited; install a C compiler and the '
+             "Python headers, then reinstall the grader (make setup, or pip install '.[all]')")
+"""The one line the grader says at every start (and ``grader doctor``) without the extension."""
+
+_ext = []
+_layout = []
+
+
+def search(function, *args):
+    """One counted run: call ``function(*args)``.  Its code object is the trampoline the
+    C counter watches for: every frame started while this one runs is tallied."""
+    return function(*args)
+
+
+def extension_path():
+    """The compiled extension of this install, or None (not built)."""
+    try:
+        spec = importlib.util.find_spec('grader.child._tally')
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.origin else None
+
+
+def unpack(folder):
+    """Write the archive's extension into ``folder`` (the runner, before the uid drop);
+    its path, or None when the archive holds none."""
+    archive = getattr(sys.modules[__name__].__loader__, 'archive', None)
+    try:
+        if archive:
+            with zipfile.ZipFile(archive) as bundle:
+                data = bundle.read(MEMBER)
+        else:
+            path = extension_path()
+            if path is None:
+                return None
+            with open(path, 'rb') as f:
+                data = f.read()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return None
+    os.makedirs(folder, mode=0o755, exist_ok=True)
+    target = os.path.join(folder, '_tally.so')
+    with open(target, 'wb') as f:
+        f.write(data)
+    os.chmod(target, 0o555)
+    os.chmod(folder, 0o755)
+    return target
+
+
+def load(path):
+    """Load the extension at ``path`` (None: the one of this install); False when it cannot."""
+    if _ext:
+        return True
+    try:
+        if path is None:
+            from grader.child import _tally as module
+        else:
+            loader = importlib.machinery.ExtensionFileLoader('grader.child._tally', path)
+            spec = importlib.util.spec_from_file_location('grader.child._tally', path,
+                                                          loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+    except (ImportError, OSError):
+        return False
+    _ext.append(module)
+    _layout.extend(module.layout())
+    return True
+
+
+def loaded():
+    return bool(_ext)
+
+
+def install(leaf=None, owned=(), sanctioned=(), extra_prefixes=()):
+    """Install the counter in the runner: the profile function (this thread), the audit hook.
+    ``leaf`` is a code object whose frames are counted as leaves; ``owned`` the grader's code
+    objects the submission's code may not call but through one of ``sanctioned`` (the
+    counted evaluation, say)."""
+    if not _ext:
+        return False
+    prefixes = {os.path.realpath(p) + '/' for p in (sys.base_prefix, sys.base_exec_prefix,
+                                                     sys.prefix, sys.exec_prefix)}
+    prefixes.update(os.path.realpath(p) + '/' for p in extra_prefixes)
+    _ext[0].install(search.__code__, leaf, frozenset(owned), tuple(sorted(prefixes)),
+                    library(), grader_codes(), frozenset(sanctioned))
+    return True
+
+
+def codes_of(module):
+    """Every code object of ``module``'s functions, with the code defined inside them."""
+    found, stack = set(), [value.__code__ for value in vars(module).values()
+                           if getattr(value, '__code__', None) is not None]
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, type(code)))
+    return frozenset(found)
+
+
+def grader_codes():
+    """Every code object of the grader's modules loaded now (the runner, before any student
+    code exists), with the code defined inside them: the only frames that may lie under a run."""
+    found, stack = set(), []
+    for name, module in list(sys.modules.items()):
+        if name == '__main__' or name.startswith('grader.') or name == 'grader':
+            for value in list(vars(module).values()):
+                code = getattr(value, '__code__', None)
+                if code is not None:
+                    stack.append(code)
+                for member in (vars(value).values() if isinstance(value, type) else ()):
+                    member = getattr(member, '__func__', member)
+                    if getattr(member, '__code__', None) is not None:
+                        stack.append(member.__code__)
+    frame = sys._getframe()
+    while frame is not None:    # the runner's own frames, its module-level code included
+        stack.append(frame.f_code)
+        frame = frame.f_back
+    while stack:
+        code = stack.pop()
+        if code not in found:
+            found.add(code)
+            stack.extend(c for c in code.co_consts if isinstance(c, type(code)))
+    return frozenset(found)
+
+
+def library():
+    """Filename prefixes of the standard library's code: its files, and frozen modules."""
+    import sysconfig
+    paths = sysconfig.get_paths()
+    found = {os.path.realpath(paths[key]) + '/' for key in ('stdlib', 'platstdlib')
+             if paths.get(key)}
+    return tuple(sorted(found)) + ('<frozen ',)
+
+
+def hold(payload):
+    """The runner, before it forks a case: keep the case's input in C memory only, where the
+    submission's code cannot read it before :func:`given` (False without the extension: the
+    input then travels in the job)."""
+    if not _ext or payload is None:
+        return False
+    _ext[0].hold(_dumps(payload, separators=(',', ':')).encode())
+    return True
+
+
+def given(job_payload):
+    """The case process, once its module has run: the input the runner held (or
+    ``job_payload`` when it held none).  From here on the submission's code may run only
+    inside a run (:func:`search`), and threads already running are noted."""
+    if not _ext or job_payload is not HELD:
+        return job_payload
+    return _loads(_ext[0].given())
+
+
+HELD = '<held by the counter>'
+"""What a job carries instead of an input held in C (:func:`hold`)."""
+
+
+def seal():
+    """A case process starts: nothing of the counter can be changed from now on."""
+    if _ext:
+        _ext[0].seal()
+
+
+def read(pid):
+    """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots', 'others_ns',
+    'main_ns'}`` (the CPU of the other threads, and of this one, from the input given to the
+    last run's end) where each slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive',
+    'flags', 'closed'}``; None when nothing can be read."""
+    if not _layout:
+        return None
+    address, size = _layout
+    try:
+        fd = os.open(f'/proc/{pid}/mem', os.O_RDONLY)
+        try:
+            data = os.pread(fd, size, address)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    if len(data) != size:
+        return None
+    magic, _, runs, flags, sealed, _, others_ns, main_ns = HEADER.unpack_from(data, 0)
+    if magic != MAGIC or not sealed:
+        return None
+    slots = []
+    for i in range(min(runs, (size - HEADER.size) // SLOT.size)):
+        nodes, calls, leaves, depth, recursive, sflags, closed, _ = SLOT.unpack_from(
+            data, HEADER.size + i * SLOT.size)
+        slots.append({'nodes': nodes, 'calls': calls, 'leaves': leaves, 'depth': depth,
+                      'recursive': recursive, 'flags': sflags, 'closed': bool(closed)})
+    return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
+            'main_ns': main_ns}
+
+
+def flag_names(flags):
+    """The names of the bits set in ``flags``."""
+    return [name for bit, name in sorted(FLAGS.items()) if flags & bit]

@@ -1,0 +1,235 @@
+"""Similar code in a class and from known solutions, on files (nothing is graded here).
+
+tests/copies holds a class as an instructor would meet it: two honest,
+independent tic-tac-toe solutions (``honest_a``: plain minimax on the
+board with two helpers; ``honest_b``: alpha-beta on copies of the board), a
+copy of ``honest_a`` with every name changed, its functions reordered and
+other comments and blank lines (``renamed_a``), a known solution
+(``known/tictactoe.py``, as found in a public repository) and a hand-in
+made from it the same way (``from_known``).  Each is a whole hand-in: the
+handout's template with the student's code.
+"""
+import dataclasses
+import hashlib
+import itertools
+import json
+import subprocess
+import sys
+
+import pytest
+
+from grader import config
+from grader.batch import archives, copies, pages, similarity
+from grader.batch.gradebook import Gradebook
+from grader.batch.identity import Identity
+from grader.errors import UserError
+from gradertest import ROOT
+
+COPIES = ROOT / 'tests' / 'copies'
+TEMPLATE = (ROOT / 'student_template' / 'tictactoe.py').read_text()
+SETTINGS = similarity.Settings()
+
+
+def text(name):
+    return (COPIES / f'{name}.py').read_text()
+
+
+def the_class():
+    """The hand-ins (an exact copy of ``honest_b`` among them) and the known solution."""
+    codes = [copies.Code(name, text(name))
+             for name in ('honest_a', 'honest_b', 'renamed_a', 'from_known')]
+    codes.append(copies.Code('copy_b', text('honest_b')))
+    known = copies.known_files(COPIES / 'known', 'tictactoe', ['tictactoe.py'])
+    return codes, known
+
+
+def flagged(report):
+    return {(p.a.name, p.b.name) for p in report.pairs}
+
+
+def test_copies_are_flagged_and_the_honest_pair_is_not():
+    codes, known = the_class()
+    report = copies.compare_class('tictactoe', codes, known, SETTINGS, TEMPLATE)
+    assert flagged(report) == {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'),
+                               ('from_known', 'known:tictactoe.py')}
+    exact = next(p for p in report.pairs if p.a.name == 'copy_b')
+    assert (exact.match.share_a, exact.match.share_b) == (1.0, 1.0)
+    # every pair of different files was compared once: 4 different hand-ins, 6 pairs, and
+    # each with the known solution
+    assert report.compared == 6 + 4
+
+
+def test_a_renamed_reordered_copy_ranks_above_every_honest_pair():
+    files = {name: text(name) for name in ('honest_a', 'honest_b', 'renamed_a', 'from_known')}
+    files['known'] = (COPIES / 'known' / 'tictactoe.py').read_text()
+    files.update({f'example:{p.stem}': p.read_text() for p in [
+        ROOT / 'reference' / 'tictactoe.py', ROOT / 'examples' / 'alice' / 'tictactoe.py',
+        ROOT / 'tests' / 'submissions' / 'tictactoe' / 'minimax_builtin_max.py',
+        ROOT / 'tests' / 'submissions' / 'tictactoe' / 'alphabeta_nested.py']})
+    copied = {frozenset({'honest_a', 'renamed_a'}), frozenset({'known', 'from_known'})}
+    shares = {}
+    for a, b in itertools.combinations(sorted(files), 2):
+        match = similarity.similar(files[a], files[b], SETTINGS, TEMPLATE)
+        shares[frozenset({a, b})] = max(match.share_a, match.share_b)
+    honest = max(s for pair, s in shares.items() if pair not in copied)
+    assert min(shares[pair] for pair in copied) > honest + 0.3, shares
+    assert honest < SETTINGS.threshold
+
+
+def test_names_comments_blank_lines_and_order_do_not_change_a_function():
+    """The copy's ``Minimax`` reads the same as the original's once normalised."""
+    def minimax_words(code):
+        tokens = similarity.normalise(code)
+        first = code.index('def Minimax')
+        unit = next(u for u, _, (start, _) in tokens if start == first)
+        return [word for u, word, _ in tokens if u == unit]
+
+    original, copy = minimax_words(text('honest_a')), minimax_words(text('renamed_a'))
+    assert original == copy
+    assert len(original) > 100 and '#1' in original and 'S' in original
+
+
+def test_two_short_independent_solutions_of_one_function_are_not_flagged():
+    """Short code written to one specification is alike by nature: one heuristic, written
+    twice, matches whole but is far too short to be worth a look."""
+    one = ('def manhattan(state, goal):\n'
+           '    total = 0\n'
+           '    for tile in range(1, 9):\n'
+           '        i, j = state.index(tile), goal.index(tile)\n'
+           '        total += abs(i // 3 - j // 3) + abs(i % 3 - j % 3)\n'
+           '    return total\n')
+    other = ('def h(board, target):\n'
+             '    # sum of the distances of every tile\n'
+             '    s = 0\n'
+             '    for t in range(1, 9):\n'
+             '        a, b = board.index(t), target.index(t)\n'
+             '        s += abs(a // 3 - b // 3) + abs(a % 3 - b % 3)\n'
+             '    return s\n')
+    match = similarity.similar(one, other, SETTINGS)
+    assert match.share_a > 0.9 and match.share_b > 0.9      # the same code...
+    assert match.tokens < SETTINGS.min_tokens                 # ... but short
+    assert not SETTINGS.flagged(match.share_a, match.share_b, match.tokens)
+
+
+def test_the_handouts_template_is_left_out():
+    """Two students who handed in the template with a few changes of their own share the
+    template, not a copy."""
+    one = TEMPLATE.replace('    # TODO: your search here.\n    return None\n',
+                           '    return (0, board.index(\'-\'))\n')
+    other = TEMPLATE.replace('    # TODO: your search here.\n    return None\n',
+                             '    for i in range(9):\n        if board[i] == \'-\':\n'
+                             '            return 0, i\n')
+    assert similarity.similar(one, other, SETTINGS).tokens > SETTINGS.min_tokens
+    left_out = similarity.similar(one, other, SETTINGS, TEMPLATE)
+    assert left_out.tokens == 0 and not SETTINGS.flagged(left_out.share_a, left_out.share_b,
+                                                          left_out.tokens)
+
+
+PRINTS = ('import json, sys; from grader.batch import similarity; '
+          'p = similarity.fingerprint(sys.stdin.read(), similarity.Settings()); '
+          'print(json.dumps([hash("salt"), sorted(p.hashes.items())]))')
+
+
+def test_fingerprints_are_the_same_in_every_process():
+    """Stable hashes (not Python's salted ``hash``): what one process or Dask worker stored
+    compares with what another computes."""
+    salt, there = json.loads(subprocess.run(
+        [sys.executable, '-c', PRINTS], input=text('honest_b'), capture_output=True,
+        text=True, check=True, env={'PYTHONHASHSEED': '0', 'PATH': '/usr/bin:/bin'}).stdout)
+    assert salt != hash('salt')             # another process, salted otherwise
+    here = sorted(similarity.fingerprint(text('honest_b'), SETTINGS).hashes.items())
+    assert there == json.loads(json.dumps(here))
+
+
+def test_code_that_does_not_parse_is_still_compared():
+    """A hand-in with a syntax error (graded as such) is read token by token."""
+    broken = text('honest_a').replace('def other(player):', 'def other(player)')
+    match = similarity.similar(broken, text('renamed_a'), SETTINGS, TEMPLATE)
+    assert SETTINGS.flagged(match.share_a, match.share_b, match.tokens)
+
+
+# -- in the gradebook: only what changed is compared again ---------------------------------
+def store(book, key, code, run_id):
+    files = {'tictactoe.py': code.encode()}
+    book.put_submission(Identity(key=key, student_id=key), archives.content_hash(files),
+                        archives.pack(files), '', run_id)
+
+
+@pytest.fixture
+def compared_class(tmp_path, policy):
+    known = tmp_path / 'known'
+    (known / 'tictactoe').mkdir(parents=True)
+    (known / 'tictactoe' / 'public.py').write_bytes((COPIES / 'known' / 'tictactoe.py')
+                                                    .read_bytes())
+    course = dataclasses.replace(policy, similarity={
+        'known': known, 'template': ROOT / 'student_template'})
+    book = Gradebook(tmp_path / 'out', create=True)
+    run_id = book.start_run('batch')
+    codes, _ = the_class()
+    for code in codes:
+        store(book, code.name, code.text, run_id)
+    yield book, course, run_id
+    book.close()
+
+
+def test_a_resumed_batch_compares_only_the_files_that_changed(compared_class):
+    book, course, run_id = compared_class
+    first = copies.run(book, course)
+    assert first.compared == 10 and first.cached == 0
+    assert flagged(first) == {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'),
+                              ('from_known', 'known:tictactoe/public.py')}
+    again = copies.run(book, course)
+    assert (again.compared, again.cached) == (0, 14)
+    assert [(p.a.name, p.b.name, p.match) for p in again.pairs] == \
+        [(p.a.name, p.b.name, p.match) for p in first.pairs]
+    # honest_b hands in again, now a copy of honest_a with a comment of its own: that
+    # file is compared with the 4 others (copy_b among them) and the known solution
+    store(book, 'honest_b', text('honest_a') + '# my own work\n', run_id)
+    changed = copies.run(book, course)
+    assert changed.compared == 5
+    assert ('honest_a', 'honest_b') in flagged(changed)
+    assert ('copy_b', 'honest_b') not in flagged(changed)
+    # ... and once more, the very file of honest_a: nothing to compare, and a copy
+    store(book, 'honest_b', text('honest_a'), run_id)
+    same = copies.run(book, course)
+    assert same.compared == 0 and ('honest_a', 'honest_b') in flagged(same)
+
+
+def test_similarity_csv_and_views_escape_what_students_wrote(compared_class, tmp_path):
+    book, course, run_id = compared_class
+    hostile = text('honest_a').replace('"""The mark that moves after ``player``."""',
+                                       '"""</pre><script>document.title="pwned"</script>"""')
+    store(book, 'mallory', hostile, run_id)
+    report = copies.run(book, course)
+    written = copies.write(report, tmp_path / 'out')
+    assert written[0].read_text().splitlines()[0] == ','.join(copies.COLUMNS)
+    pair = next(p for p in report.pairs if 'mallory' in (p.a.name, p.b.name))
+    page = (tmp_path / 'out' / copies.view_name(pair)).read_text()
+    assert '&lt;script&gt;document.title' in page and '<script>' not in page
+    assert page.count('<mark>') >= 1
+    assert hashlib.sha256(page.encode()).hexdigest() == hashlib.sha256(
+        pages.pair_view(pair).encode()).hexdigest()
+
+
+# -- grading.yaml --------------------------------------------------------------------
+def policy_with(tmp_path, similarity_yaml):
+    text = (ROOT / 'grading.yaml').read_text().replace(
+        '\nexercises:\n', f'\nsimilarity: {similarity_yaml}\n\nexercises:\n', 1)
+    path = tmp_path / 'grading.yaml'
+    path.write_text(text)
+    return path
+
+
+def test_similarity_in_grading_yaml(tmp_path):
+    (tmp_path / 'known-solutions').mkdir()
+    policy = config.load(policy_with(tmp_path, '{known: known-solutions/, threshold: 0.7}'))
+    assert policy.similarity['known'] == tmp_path / 'known-solutions'
+    assert copies.settings_of(policy.similarity).threshold == 0.7
+    with pytest.raises(UserError) as error:
+        config.load(policy_with(tmp_path, '{known: nowhere/}'))
+    message = str(error.value)
+    assert 'similarity.known: nowhere/ is not a folder' in message and '\n' not in message
+    assert 'grading.yaml:' in message
+    with pytest.raises(UserError) as error:
+        config.load(policy_with(tmp_path, '{threshold: 2}'))
+    assert 'similarity.threshold' in str(error.value) and '\n' not in str(error.value)
