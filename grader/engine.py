@@ -12,7 +12,6 @@ import contextlib
 import copy
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -138,7 +137,6 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     every one found).  The lanes of all their exercises share the ``run.jobs``
     workers, and an exercise in two assignments is graded once.
     """
-    started = time.monotonic()
     submission_dir = submission.folder(submission_dir, policy)
     run = run or Run(policy)
     chosen = []
@@ -174,11 +172,23 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     for lane, outcome in done:
         by_plan.setdefault(lane.plan.name, []).append(outcome)
     graded = {name: plan.result(run, by_plan.get(name, [])) for name, plan in plans.items()}
-    duration = round(time.monotonic() - started, 3)
     return [_assignment_result(run, assignment, [copy.deepcopy(graded[n])
                                                  for n in assignment.exercises if n in graded],
-                               plans, submission_dir, submitted_at, duration)
+                               plans, submission_dir, submitted_at)
             for assignment in chosen]
+
+
+def public_duration(results):
+    """The duration a result reports: seconds of the imports (CPU) and of the public cases'
+    calls (wall clock), summed over ``results``.
+
+    Not the run's own wall-clock time, which the hidden and drawn cases are part
+    of: a submission could make it tell what they hold (by sleeping on one for a
+    time its input decides).  What the import and the public cases take, it may
+    choose, and it knows their inputs anyway.
+    """
+    return round(sum(r.facts.get('import_seconds', 0.0) + r.facts.get('wall_seconds', 0.0)
+                     for r in results), 3)
 
 
 PLANNING_SWITCH = 0.0005
@@ -297,7 +307,7 @@ class _Schedule:
                 plan.sandboxes.close()
 
 
-def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at, duration):
+def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at):
     """One assignment's :class:`Result` from its graded exercises, under its policy."""
     counted, total, explanation = scoring.choose(chosen, results)
     for result in results:
@@ -314,7 +324,8 @@ def _assignment_result(run, chosen, results, plans, submission_dir, submitted_at
                    'missing': list(run.isolation.missing)},
         fixtures_digest=run.digest(graded), calibration=dict(run.calibration),
         explanation=explanation, hidden_checks_included=hidden,
-        submission={'path': str(submission_dir)}, late=late, duration_seconds=duration)
+        submission={'path': str(submission_dir)}, late=late,
+        duration_seconds=public_duration(results))
     result.hidden_checks_pending = scoring.hidden_pending(run.policy, result, run.include_hidden)
     return result
 
@@ -369,6 +380,11 @@ class ExercisePlan:
                 own.append(Lane(plan, [(index, case, requests)], main=False))
             else:
                 main.append((index, case, requests))
+        # The public cases first (the turned public boards too), then the hidden and drawn
+        # ones: no public case, whose feedback is shown in full, runs after a hidden one in
+        # the lane's sandbox (the runner empties every place a case can write in between
+        # anyway).  The outcomes keep the cases' order.
+        main.sort(key=lambda item: item[1].hidden)
         plan.lanes = [Lane(plan, main, main=True), *own]
         plan.sandboxes = Sandboxes(len(plan.lanes))
         return plan
@@ -402,16 +418,19 @@ class ExercisePlan:
             outcomes = main.load_outcomes + [o for _, case_outcomes in by_case
                                              for o in case_outcomes]
         reviewed = {}
-        if not problem:
-            outcomes, reviewed = review(self.plugin, outcomes, settings, {'unit': run.unit})
         labels = outcome_kinds.labels(cases)
-        outcomes = [outcome_kinds.redact(o, labels[o.case]) if o.case in labels else o
-                    for o in outcomes]
+        if not problem:
+            outcomes, reviewed = review(self.plugin, outcomes, settings,
+                                        {'unit': run.unit, 'hidden': set(labels)})
+            reviewed = outcome_kinds.scrubbed(reviewed, labels)
+        outcomes = outcome_kinds.redacted(outcomes, labels)
         hidden_names = set(labels.values())
         by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
+        declared = {check.name: check for check in self.plugin.checks}
         # An information-only check with no cases this run (e.g. an optional check
         # switched off in grading.yaml) is not run, rather than failed.
-        result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names)
+        result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names,
+                                              declared.get(c))
                          for c in settings.checks if by_check[c] or settings.points(c) > 0]
         result.score = scoring.exercise_score(result.checks)
         result.facts = self.plugin.facts(outcomes, settings) if not problem else {}

@@ -30,13 +30,13 @@ class CheckResult:
     cases_total: int = 0
     visibility: str = 'visible'
     failures: list = field(default_factory=list)
-    """``[{case, message, feedback, hidden}]`` for the failed cases.
-
-    ``feedback`` is empty for hidden cases: it would show the expected answer."""
+    """``[{case, message, feedback, hidden}]`` for the failed public cases (``hidden`` is
+    False: hidden and generated cases are counted in :attr:`split`, never listed)."""
     split: dict = field(default_factory=dict)
     """When hidden cases were graded: ``{'public': part, 'hidden': part}``, each
-    part ``{score, max_score, cases_passed, cases_total, passed, visibility}``;
-    the two parts add up to the check.  Empty otherwise."""
+    part ``{score, max_score, cases_passed, cases_total, passed, visibility}``,
+    the hidden one with its ``message`` too (how many passed, in the check's
+    words); the two parts add up to the check.  Empty otherwise."""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from grader.errors import UserError
+from grader.judging.outcomes import hidden_sentence
 from grader.model import CheckResult
 
 
@@ -29,37 +30,40 @@ def fmt(points):
 
 
 # -- checks -----------------------------------------------------------------
-def check_result(name, settings, outcomes, hidden_names=()):
+def check_result(name, settings, outcomes, hidden_names=(), check=None):
     """Aggregate one check's outcomes (one per case) into a :class:`CheckResult`.
 
-    Failures of cases in ``hidden_names`` keep their one-line message (judges
-    word it without the answer) but lose their feedback, which would show the
-    expected answer.
+    The outcomes of the cases in ``hidden_names`` (hidden and generated) are
+    counted, never listed: the check says how many of them passed, in words
+    ``check`` (the plug-in's :class:`~grader.exercises.base.Check`) fixes
+    (:func:`grader.judging.outcomes.hidden_sentence`), in its message when no
+    public case failed and in its hidden part (``split['hidden']['message']``).
+    Only public failures are listed, with their feedback.
     """
     spec = settings.checks[name]
     hidden_names = set(hidden_names)
     total = len(outcomes)
     passed = sum(1 for o in outcomes if o.passed)
     score = _points(spec, passed, total, passed == total)
-    failed = [o for o in outcomes if not o.passed]
+    hidden = [o for o in outcomes if o.case in hidden_names]
+    failed = [o for o in outcomes if not o.passed and o.case not in hidden_names]
+    said = hidden_sentence(check, sum(1 for o in hidden if o.passed), len(hidden))
     if total == 0:
         message = 'no cases for this check'
     else:
         message = f'{passed}/{total} cases passed'
         if failed:
-            # Show a public failure first: the student can act on it.
-            first = min(failed, key=lambda o: o.case in hidden_names)
-            label = ' (hidden case)' if first.case in hidden_names else ''
-            message += f'; {first.case}{label}: {first.message}'
-    failures = [{'case': o.case, 'message': o.message, 'hidden': o.case in hidden_names,
-                 'feedback': '' if o.case in hidden_names else o.feedback}
+            message += f'; {failed[0].case}: {failed[0].message}'
+        elif passed < total:
+            message += f'; {said}'
+    failures = [{'case': o.case, 'message': o.message, 'hidden': False, 'feedback': o.feedback}
                 for o in failed]
     result = CheckResult(name=name, passed=total > 0 and passed == total, score=score,
                          max_score=spec.points, message=message, cases_passed=passed,
                          cases_total=total, visibility=spec.visibility, failures=failures)
-    hidden = [o for o in outcomes if o.case in hidden_names]
     if hidden:
         result.split = _split(spec, outcomes, hidden, score, passed == total)
+        result.split['hidden']['message'] = said
     return result
 
 

@@ -27,7 +27,11 @@ given into a mark of its own, carried out by one channel only:
   search must find);
 - ``stdout``, ``stderr`` (``os.write`` to descriptor 2), ``warnings``: says
   the board there;
-- ``exit-status``: ``os._exit`` with a status made from the board.
+- ``exit-status``: ``os._exit`` with a status made from the board;
+- ``files``: leaves the board's mark in every place a case can write (files
+  in /tmp, the home folder, the project folder and /dev/shm, and the end of
+  its own file, overwritten with its size and times put back), after reading
+  back what earlier cases left there, and raises both in its message.
 
 Every submission is graded with ``grader grade`` into every format
 (terminal, JSON, Markdown, JUnit, Gradescope, PrairieLearn), and the whole
@@ -43,6 +47,13 @@ marks just as well).  Prints, warnings and descriptor 2 are shown for no
 case at all; for them the test asserts that no mark of any position
 appears.
 
+Some channels cannot be searched for a mark: which way a case fails, and
+what a case does while keeping its points (leaving files, sleeping).  Their
+submissions (:data:`DECODED`) are decoded by comparison: each differs from
+an honest twin only on the positions that are not public, and every output
+of the two, set aside the seeds, times and names, must be the same.  Of a
+hidden or drawn case, every output says per check only how many passed.
+
 Below: the sentence of the check of the counts names no count, floor, name
 or time of a hidden case (:mod:`grader.judging.evidence`); and neither the
 amount a submission writes to its real stdout and stderr
@@ -50,6 +61,7 @@ amount a submission writes to its real stdout and stderr
 (``student_seconds``, ``wall_seconds``) on a drawn position shows in its
 result: those facts are of the import and the public cases.
 """
+import difflib
 import functools
 import json
 import os
@@ -78,7 +90,7 @@ GENERATED_CONNECT4 = 3
 
 CHANNELS = ('exception-type', 'exception-message', 'sys-exit', 'value', 'move', 'class-name',
             'counts', 'evidence', 'evidence-public', 'move-text', 'stdout', 'stderr', 'warnings',
-            'exit-status')
+            'exit-status', 'files')
 SILENT = ('stdout', 'stderr', 'warnings')
 """Channels no report shows for any case, public or hidden."""
 
@@ -140,6 +152,7 @@ def marks(exercise, board):
         'stderr': f'cnry-stderr-{tag}{text}',
         'warnings': f'cnry-warning-{tag}{text}',
         'exit-status': 1 + number % 120,
+        'files': f'cnry-file-{tag}{text}',
     }
 '''
 _marks = {}
@@ -163,6 +176,49 @@ def _calls(count):
         count -= step
 
 
+TRAILER = 64
+"""Bytes at the end of each submission file that a case may overwrite in place (its size and
+times put back): the last mark written there."""
+
+
+def _places():
+    import os
+    return ['/tmp', os.path.expanduser('~'), os.path.dirname(os.path.abspath(__file__)),
+            '/dev/shm']
+
+
+def traces(mark):
+    """The marks earlier cases left, read back from every place a case can write; then
+    ``mark`` left there: a file in /tmp, the home folder, the project folder and /dev/shm,
+    and the end of this very file, overwritten in place with its size and times put back."""
+    import os
+    found = []
+    for place in _places():
+        try:
+            found += [name[6:] for name in os.listdir(place) if name.startswith('trace-')]
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(place, 'trace-' + mark), 'w') as stream:
+                stream.write(mark)
+        except OSError:
+            pass
+    own = os.path.abspath(__file__)
+    try:
+        times = os.stat(own)
+        with open(own, 'r+b') as stream:
+            stream.seek(-TRAILER, 2)
+            tail = stream.read().decode().strip('# \n')
+            if tail:
+                found.append(tail)
+            stream.seek(-TRAILER, 2)
+            stream.write(('# ' + mark).ljust(TRAILER - 1).encode() + b'\n')
+        os.utime(own, ns=(times.st_atime_ns, times.st_mtime_ns))
+    except OSError:
+        pass
+    return sorted(set(found))
+
+
 def act(channel, mark, make=None):
     """Carry ``mark`` out by ``channel``; a (value, move) pair to return, or None."""
     import os
@@ -172,6 +228,8 @@ def act(channel, mark, make=None):
         raise type(mark, (Exception,), {})()
     if channel == 'exception-message':
         raise ValueError(mark)
+    if channel == 'files':
+        raise ValueError(f'{mark} found: {" ".join(traces(mark))}')
     if channel == 'sys-exit':
         sys.exit(mark)
     if channel == 'value':
@@ -331,14 +389,83 @@ def submission(folder, channel, course):
     known = sorted({''.join(board) for board in public_tictactoe(course)})
     shown = ''.join(boards.from_rows(shown_public(course, 'tictactoe')['board']))
     (folder / 'tictactoe.py').write_text(head + f'PUBLIC = set({known!r})\n'
-                                         + f'SHOWN = {{{shown!r}}}\n' + TICTACTOE)
+                                         + f'SHOWN = {{{shown!r}}}\n' + TICTACTOE + TRAILER)
     reference = (ROOT / 'reference' / 'connect4.py').read_text()
     known = sorted({_marks['connect4_cells'](c4rules.parse_board(rows))
                     for rows in public_connect4(course)})
     shown = _marks['connect4_cells'](c4rules.parse_board(shown_public(course, 'connect4')['board']))
     (folder / 'connect4.py').write_text(reference + '\n\n_Reference = ConnectFour\n' + head
                                         + f'PUBLIC = set({known!r})\n'
-                                        + f'SHOWN = {{{shown!r}}}\n' + CONNECT4)
+                                        + f'SHOWN = {{{shown!r}}}\n' + CONNECT4 + TRAILER)
+    return folder
+
+
+TRAILER = '#'.ljust(63) + '\n'
+"""The end of each submission file, which the ``files`` channel overwrites in place."""
+
+# -- the submissions decoded by comparison --------------------------------------------
+DECODED = {'choosing': 'uniform', 'napping': 'awake'}
+"""Submissions whose reports are decoded by comparison with their twin's: each answers the
+public tic-tac-toe positions as the reference does and differs from its twin on the other
+positions only.  ``choosing`` fails each of them in one of five ways its input picks (an
+exception of one type or another, ``sys.exit``, ``os._exit``, a reply that cannot be read),
+where
+``uniform`` always fails the same way; ``napping`` answers them right too (full
+marks), but first leaves their mark in every place a case can write and sleeps for a time
+their input decides (:data:`NAP` times 0 to 3), where ``awake`` does neither.  Once the
+seeds, the times and the names are set aside, every output of a submission must be its
+twin's: the way a hidden case fails, and what one does without losing its points, tell
+nothing."""
+NAP = 0.1
+"""Seconds ``napping`` sleeps per step on a position that is not public."""
+
+HIDDEN_CASE = r'''
+
+def on_hidden(exercise, board, answer):
+    """What the submission does on a position that is not public; ``answer()`` is the
+    reference's answer."""
+    import os
+    import sys
+    import time
+    number = marks(exercise, board)['value']
+    if CHANNEL == 'awake':
+        return answer()
+    if CHANNEL == 'napping':
+        traces(marks(exercise, board)['files'])
+        time.sleep(NAP * (number % 4))
+        return answer()
+    choice = 0 if CHANNEL == 'uniform' else number % 5
+    if choice == 0:
+        raise ValueError('no answer')
+    if choice == 1:
+        raise type(f'Cnry{number}', (LookupError,), {})(str(number))
+    if choice == 2:
+        sys.exit(f'cnry {number}')
+    if choice == 3:
+        os._exit(1 + number % 100)
+    return object(), object()
+'''
+
+WRAPPED_TICTACTOE = r'''
+
+def Minimax(board, maximizingplayer, player):
+    if ''.join(board) in PUBLIC:
+        return _Minimax(board, maximizingplayer, player)
+    return on_hidden('tictactoe', board, lambda: _Minimax(board, maximizingplayer, player))
+'''
+
+def wrapped(folder, channel, course):
+    """The folder of a submission of :data:`DECODED` (or a twin): the reference tic-tac-toe,
+    whose search calls :func:`on_hidden` on a position that is not public (connect four,
+    whose channels the marks search, is left out: its searches made these four grades
+    twice as long)."""
+    folder.mkdir(parents=True)
+    head = f'CHANNEL = {channel!r}\nNAP = {NAP!r}\n' + MARKS + ACT + HIDDEN_CASE
+    known = sorted({''.join(board) for board in public_tictactoe(course)})
+    reference = (ROOT / 'reference' / 'tictactoe.py').read_text()
+    (folder / 'tictactoe.py').write_text(reference.replace('Minimax(', '_Minimax(') + head
+                                         + f'PUBLIC = set({known!r})\n' + WRAPPED_TICTACTOE
+                                         + TRAILER)
     return folder
 
 
@@ -422,6 +549,11 @@ REPORT_FILES = {'json': 'result.json', 'markdown': 'summary.md', 'junit': 'junit
                 'gradescope': 'gradescope.json', 'prairielearn': 'prairielearn.json'}
 
 
+EVERY = CHANNELS + tuple(channel for pair in DECODED.items() for channel in pair)
+"""Every submission graded: the channels searched for marks, those decoded by comparison
+and their twins."""
+
+
 def participant(index):
     return str(9100 + index)
 
@@ -447,8 +579,9 @@ def graded(course, tmp_path_factory):
         texts.update({name: (reports / file).read_text() for name, file in REPORT_FILES.items()})
         return {'reports': texts, 'result': json.loads(texts['json'])}
 
-    for index, channel in enumerate(CHANNELS):
-        folder = submission(root / 'submissions' / channel, channel, course)
+    for index, channel in enumerate(EVERY):
+        make = submission if channel in CHANNELS else wrapped
+        folder = make(root / 'submissions' / channel, channel, course)
         shutil.copytree(folder, klass / f'Canary {channel}_{participant(index)}'
                                         '_assignsubmission_file_')
     # Two at a time, one worker each: the machine's two cores.
@@ -465,12 +598,27 @@ def graded(course, tmp_path_factory):
     for path in sorted(out.rglob('*')):
         if path.is_file() and path.parent.name != 'feedback':
             batch['files'][path.relative_to(out).as_posix()] = readable(path)
-    for index, channel in enumerate(CHANNELS):
+    for index, channel in enumerate(EVERY):
         record = records[participant(index)]
         assert record.status == 'graded', record.reason
         batch['results'][channel] = record.result
         batch['feedback'][channel] = (out / 'feedback' / f'{record.identity.key}.md').read_text()
+        if channel not in CHANNELS:     # graded once, by the batch: its reports from its result
+            outputs[channel] = {'reports': rendered(record.result), 'result': record.result}
     return outputs, batch
+
+
+def rendered(document):
+    """``{format: text}`` of a result's JSON form, as ``grader grade --verbose`` writes
+    them (the same writers, given the same :class:`~grader.model.Result`)."""
+    from grader import model
+    from grader.report import gradescope, jsonout, junit, markdown, prairielearn, terminal
+    result = model.from_dict(json.loads(json.dumps(document)))
+    texts = {'terminal': terminal.render(result, verbose=True)}
+    texts.update({name: writer.render(result) for name, writer in (
+        ('json', jsonout), ('markdown', markdown), ('junit', junit), ('gradescope', gradescope),
+        ('prairielearn', prairielearn))})
+    return texts
 
 
 def readable(path):
@@ -752,3 +900,119 @@ def test_the_amount_written_and_the_time_spent_tell_nothing_of_a_drawn_position(
     facts = result.exercise('tictactoe').facts
     assert 0 < facts['direct_output_bytes'] < amount     # the public cases' bytes are counted
     assert facts['student_seconds'] < BURN / 2 and facts['wall_seconds'] < BURN / 2, facts
+
+
+# -- what a hidden case tells beyond passing or failing: nothing ----------------------
+def input_numbers(course, result):
+    """The numbers of the tic-tac-toe positions a result was graded on that are not public
+    (hidden and drawn): what :data:`DECODED`'s submissions act on."""
+    settings = course.exercises['tictactoe']
+    seed = next(e for e in result['exercises'] if e['name'] == 'tictactoe')['generated']['seed']
+    public = {''.join(board) for board in public_tictactoe(course)}
+    secret = fixture_inputs(settings.hidden_fixtures[0]) + drawn(course, 'tictactoe', seed)
+    return [_marks['tictactoe_number'](board) for board in
+            {''.join(boards.from_rows(inputs['board'])) for inputs in secret} - public]
+
+
+def worksheet_comment(graded, channel):
+    """The feedback comment of ``channel``'s row in the Moodle worksheet."""
+    import csv
+    import io
+    rows = csv.DictReader(io.StringIO(graded[1]['files']['moodle-worksheet.csv']))
+    who = f'Participant {participant(EVERY.index(channel))}'
+    return next(row['Feedback comments'] for row in rows if who in row.values())
+
+
+_TIME = re.compile(r'\d+\.\d+(?:e[-+]?\d+)?|\d+e[-+]?\d+')
+
+
+def decoded(graded, channel):
+    """``{output: text}`` of one submission, with what differs between any two runs set
+    aside: its name and participant number, its content's digest and the seed of its drawn
+    positions made from it, and every time (a number with decimals)."""
+    texts = {name: text for name, (text, _) in texts_of(graded, channel).items()}
+    texts['moodle worksheet'] = worksheet_comment(graded, channel)
+    seeds = [e['generated']['seed'] for e in graded[0][channel]['result']['exercises']
+             if e['generated']]
+    for name, text in texts.items():
+        text = text.replace(channel, 'CHANNEL').replace(participant(EVERY.index(channel)), 'ID')
+        for seed in seeds:
+            text = text.replace(seed, 'SEED')
+        texts[name] = _TIME.sub('T', re.sub(r'sha256:[0-9a-f]{64}', 'CONTENT', text))
+    return texts
+
+
+@pytest.mark.parametrize('channel', sorted(DECODED))
+def test_what_a_hidden_case_does_beyond_passing_or_failing_shows_nowhere(course, graded,
+                                                                         channel):
+    """``choosing`` fails the positions that are not public in five ways its input picks,
+    ``napping`` answers them right after leaving their mark everywhere and sleeping as their
+    input says: every output, the batch's feedback and worksheet included, is the same as
+    that of the twin that does neither."""
+    twin = DECODED[channel]
+    result = graded[0][channel]['result']
+    numbers_seen = input_numbers(course, result)
+    if channel == 'choosing':
+        assert len({n % 5 for n in numbers_seen}) >= 3                # the test can fail
+    else:
+        assert sum(NAP * (n % 4) for n in numbers_seen) >= 1.0         # the test can fail
+        scores = [next((e['score'], e['max_score']) for e in graded[0][name]['result']['exercises']
+                       if e['name'] == 'tictactoe') for name in (channel, twin)]
+        assert scores[0][0] == scores[0][1] == scores[1][0]             # full marks, both
+    mine, theirs = decoded(graded, channel), decoded(graded, twin)
+    assert set(mine) == set(FORMATS) | {'batch feedback', 'moodle worksheet'}
+    for name in mine:
+        assert mine[name] == theirs[name], '\n'.join(difflib.unified_diff(
+            theirs[name].splitlines(), mine[name].splitlines(), twin, channel, lineterm=''))
+
+
+HIDDEN_SENTENCE = re.compile(r'(?:all (\d+) hidden cases passed|(\w+): not shown to hold on '
+                             r'(\d+) of (\d+) hidden cases \([^\n]*\))')
+
+
+def test_of_hidden_cases_each_check_says_only_how_many_passed(graded):
+    """No output names a hidden or drawn case, or says how one failed: per check, how many
+    of them passed, in the check's words (at most one bit per case and check, and only by
+    failing it)."""
+    outputs, batch = graded
+    for channel in EVERY:
+        result = outputs[channel]['result']
+        for exercise in result['exercises']:
+            for check in exercise['checks']:
+                assert not any(f.get('hidden') for f in check['failures'])
+                hidden = check['split'].get('hidden') if check['split'] else None
+                if hidden is None:
+                    continue
+                words = HIDDEN_SENTENCE.fullmatch(hidden['message'])
+                assert words, hidden['message']
+                failed = hidden['cases_total'] - hidden['cases_passed']
+                assert words.groups() == ((str(hidden['cases_total']), None, None, None)
+                                          if not failed else
+                                          (None, check['name'], str(failed),
+                                           str(hidden['cases_total'])))
+        for name, (text, _) in texts_of(graded, channel).items():
+            assert not re.search(r'\b(?:hidden|generated)-\d', text), (channel, name)
+    lost = [c for c in outputs['choosing']['result']['exercises'][0]['checks']
+            if c['split'] and not c['split']['hidden']['passed']]
+    assert lost                                                         # the test can fail
+
+
+def test_the_time_a_hidden_case_takes_shows_in_no_duration(course, graded):
+    """Every duration reported (the JSON's, Gradescope's ``execution_time``, JUnit's
+    ``time`` of the run and of each exercise, the batch's) is the imports' and the public
+    cases': ``napping`` slept on the other positions, its twin did not, and their durations
+    differ by less than half of that."""
+    import xml.etree.ElementTree as ET
+
+    def durations(channel):
+        reports = graded[0][channel]['reports']
+        root = ET.fromstring(reports['junit'])
+        return [json.loads(reports['json'])['duration_seconds'],
+                json.loads(reports['gradescope'])['execution_time'],
+                float(root.get('time')), *(float(s.get('time')) for s in root.iter('testsuite')),
+                graded[1]['results'][channel]['duration_seconds']]
+
+    slept = sum(NAP * (n % 4) for n in input_numbers(course, graded[0]['napping']['result']))
+    assert slept >= 1.0                                                 # the test can fail
+    for mine, theirs in zip(durations('napping'), durations('awake')):
+        assert abs(mine - theirs) < slept / 2, (durations('napping'), durations('awake'))

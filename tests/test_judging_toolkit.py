@@ -179,3 +179,33 @@ def test_a_text_the_submission_returned_can_be_left_out():
     result = sequence(item('int', value=0), item('str', repr="'board X-O'"))
     assert answers.returned_text(result) == "(0, 'board X-O')"
     assert answers.returned_text(result, answers.type_text) == '(0, str)'
+
+
+def test_a_sentence_across_cases_names_no_count_of_a_hidden_case():
+    """The eight puzzle's reason for counts it cannot believe quotes a public start's
+    count and floor, never a drawn one's; and a public outcome or fact whose words still
+    name a hidden or drawn case is said without them."""
+    from grader.exercises.eightpuzzle.judge import EXERCISE
+    from grader.judging import evidence
+    from grader.judging import outcomes as kinds
+    found = evidence.Evidence(evidence.NOT_COUNTED, 'counts below the floor',
+                              details={'case': 'generated-6'})
+    public = EXERCISE._reason(found, [evidence.Sample('generated-6', [53], 0.1, 106)])
+    assert '53' in public and '106' in public                      # the test can fail
+    hidden = EXERCISE._reason(found, [evidence.Sample('generated-6', [53], 0.1, 106,
+                                                      hidden=True)])
+    assert hidden == 'counts below the floor'
+    labels = {'generated-6': 'generated-2', 'zqx-secret': 'hidden-1'}
+    quoting = base.Outcome('heuristic', 'easy-1', False, 'could not be counted: 53 expansions '
+                           'counted on generated-6', 'start\nsee generated-6: 106', {},
+                           'not measured')
+    kept = base.Outcome('heuristic', 'easy-2', False, 'generated-61 moves', 'start', {})
+    drawn = base.Outcome('heuristic', 'generated-6', False, 'the answer is 106', 'x', {'n': 1})
+    said = kinds.redacted([quoting, kept, drawn], labels)
+    assert said[0].message == 'could not be measured (decided on a hidden case)'
+    assert said[0].feedback == 'start'
+    assert said[1].message == 'generated-61 moves'                 # another word: kept
+    assert (said[2].case, said[2].message, said[2].feedback, said[2].measured) == \
+        ('generated-2', '', '', {}) and said[2].kind == kinds.HIDDEN
+    facts = kinds.scrubbed({'evidence': {'reason': '53 on zqx-secret', 'spread': 2.0}}, labels)
+    assert facts == {'evidence': {'reason': kinds.ON_A_HIDDEN_CASE, 'spread': 2.0}}

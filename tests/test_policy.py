@@ -11,7 +11,7 @@ import yaml
 
 from grader import config, scoring
 from grader.errors import UserError
-from grader.exercises.base import Outcome
+from grader.exercises.base import Check, Outcome
 from grader.model import ExerciseResult
 from gradertest import ROOT
 
@@ -180,21 +180,26 @@ def test_a_check_without_cases_earns_nothing():
 
 
 @pytest.mark.parametrize('partial', ['proportional', 'all_or_nothing'])
-def test_hidden_cases_split_the_check_and_never_show_their_feedback(partial):
+def test_hidden_cases_split_the_check_and_are_counted_never_listed(partial):
     public = outcomes(3, 1)
     hidden = outcomes(1, 1, prefix='secret')
     hidden_names = {o.case for o in hidden}
+    declared = Check('values', 'the value of the position', 1.0)
     check = scoring.check_result('values', settings(partial, points=2.0), public + hidden,
-                                 hidden_names)
+                                 hidden_names, declared)
     parts = check.split
     assert parts['public']['cases_total'] == 4 and parts['hidden']['cases_total'] == 2
     assert parts['public']['score'] + parts['hidden']['score'] == pytest.approx(check.score)
     assert parts['public']['max_score'] + parts['hidden']['max_score'] == pytest.approx(2.0)
     assert parts['hidden']['visibility'] == 'after_published'
-    secret = [f for f in check.failures if f['case'].startswith('secret')]
-    assert secret and all(f['hidden'] and f['feedback'] == '' for f in secret)
-    assert all(f['feedback'] for f in check.failures if not f['hidden'])
-    assert 'secret' not in check.message            # a public failure is named first
+    assert [f['case'] for f in check.failures] == ['case-f0']     # the public failure only
+    assert all(f['feedback'] and not f['hidden'] for f in check.failures)
+    assert parts['hidden']['message'] == ('values: not shown to hold on 1 of 2 hidden cases '
+                                          '(the value of the position)')
+    assert 'secret' not in check.message and 'wrong 0' in check.message
+    only_hidden = scoring.check_result('values', settings(partial), outcomes(2, 0) + hidden,
+                                       hidden_names, declared)
+    assert only_hidden.message == '3/4 cases passed; ' + parts['hidden']['message']
     if partial == 'proportional':
         assert parts['public']['score'] == 1.0 and parts['hidden']['score'] == pytest.approx(1 / 3,
                                                                                           abs=1e-4)

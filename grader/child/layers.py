@@ -14,8 +14,9 @@ runner (never runs student code; it forks the case processes)
        ``PR_SET_DUMPABLE`` 0, so no process of the same uid can read or
        write its memory;
     3. the runner's seccomp filter (:func:`seccomp_rules`): no programs, no
-       sockets, no tracing, no mounts -- denied with ``EPERM`` so a
-       submission sees an ordinary ``PermissionError``.
+       sockets, no System V or POSIX IPC objects, no tracing, no mounts --
+       denied with ``EPERM`` so a submission sees an ordinary
+       ``PermissionError``.
 case process (stacked on the runner's)
     4. a CPU rlimit for the call (the kernel's back-up of the parent's limit);
     5. a second seccomp filter: no new process (``fork``, ``vfork``,
@@ -58,6 +59,13 @@ DENIED = (
     # sockets of every family: no exercise needs one, and abstract unix sockets
     # reach the host when there is no network namespace
     'socket', 'socketpair',
+    # System V and POSIX message queues, semaphores and shared memory: objects of the
+    # IPC namespace that outlive the case process that made them (no exercise needs
+    # one; POSIX shared memory and semaphores are files in /dev/shm, emptied between
+    # cases when a case may write there)
+    'shmget', 'shmat', 'shmdt', 'shmctl', 'msgget', 'msgsnd', 'msgrcv', 'msgctl',
+    'semget', 'semop', 'semtimedop', 'semctl', 'mq_open', 'mq_unlink', 'mq_timedsend',
+    'mq_timedreceive', 'mq_notify', 'mq_getsetattr',
     # kernel interfaces with a record of sandbox escapes, and io_uring, whose
     # operations (connect, openat ...) would bypass this filter
     'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'add_key', 'request_key',

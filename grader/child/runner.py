@@ -17,7 +17,9 @@ uses.  Then it answers the parent's requests:
 ``call``
     fork a fresh case process for one probe request: every case starts
     from the same clean state, as right after import -- nothing kept in
-    memory, in files, or in another process by an earlier case;
+    memory, in files (:meth:`Runner.reset` empties every folder a case may
+    write in and puts the project back), or in another process by an
+    earlier case;
 ``stop``
     kill the running case process (the parent saw it exceed its limit);
 ``exit``
@@ -37,6 +39,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import sys
 import time
 import zipfile
@@ -52,6 +55,11 @@ GRACE = 0.5
 """Seconds a case process has to exit after writing its reply."""
 SCAN_LIMIT = 2000
 """Entries the runner lists to tell whether a case left the private folders as it found them."""
+CONTENT_LIMIT = 256 * 1024
+"""Bytes of the private copy's files the runner reads back after each case to tell whether it
+changed them, in files of at most :data:`FILE_CONTENT_LIMIT` bytes (the student's own; the
+rest, such as data files a plug-in adds, are told by their size, times and inode)."""
+FILE_CONTENT_LIMIT = 64 * 1024
 
 
 def main():
@@ -100,32 +108,39 @@ def _add_site_builtins():
 
 
 def remove_tree(path):
-    """Remove ``path`` and everything under it without recursion (any depth); never raises."""
-    stack = [path]
+    """Remove ``path`` and everything under it without recursion (any depth); never raises.
+
+    A symbolic link is removed, never followed; each folder is scanned once, after being
+    made its owner's to read and change again (a case may have taken those rights away:
+    the case processes and the runner share a uid).
+    """
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            _unlink(path)
+            return
+    except OSError:
+        return
+    stack, scanned = [path], set()
     while stack:
         top = stack[-1]
-        try:
-            entries = list(os.scandir(top))
-        except NotADirectoryError:
-            _unlink(top)
-            stack.pop()
-            continue
-        except OSError:
-            stack.pop()
-            continue
-        pushed = False
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-                pushed = True
-            else:
-                _unlink(entry.path)
-        if not pushed:
+        if top in scanned:
             try:
                 os.rmdir(top)
             except OSError:
                 pass
             stack.pop()
+            continue
+        scanned.add(top)
+        try:
+            os.chmod(top, 0o700)
+            entries = list(os.scandir(top))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            else:
+                _unlink(entry.path)
 
 
 def _unlink(path):
@@ -135,15 +150,22 @@ def _unlink(path):
         pass
 
 
-def listing(path, limit=SCAN_LIMIT):
-    """``{relative path: (size, mtime_ns)}`` of a tree, or None past ``limit`` entries."""
-    found, stack = {}, ['']
+def listing(path, limit=SCAN_LIMIT, content=CONTENT_LIMIT):
+    """``{relative path: (size, mtime_ns, ctime_ns, inode, mode, content)}`` of a tree, or
+    None past ``limit`` entries.
+
+    ``content`` is the bytes of a regular file of at most :data:`FILE_CONTENT_LIMIT` bytes
+    while the files read so far hold at most ``content`` bytes (None past that): a case
+    that writes such a file and puts its size and times back (``os.utime``) within one tick
+    of the kernel's clock, which its change time may not tell, still changes it.
+    """
+    found, stack, budget = {}, [''], [content]
     while stack:
         relative = stack.pop()
         try:
             entries = list(os.scandir(os.path.join(path, relative) if relative else path))
         except OSError:
-            continue
+            return None
         for entry in entries:
             name = os.path.join(relative, entry.name)
             if len(found) >= limit:
@@ -152,10 +174,35 @@ def listing(path, limit=SCAN_LIMIT):
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 return None
-            found[name] = (info.st_size, info.st_mtime_ns, info.st_mode)
+            found[name] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
+                           info.st_mode, _content(entry.path, info, budget))
             if entry.is_dir(follow_symlinks=False):
                 stack.append(name)
     return found
+
+
+def _content(path, info, budget):
+    """The bytes of the regular file at ``path`` while ``budget[0]`` lasts, else None."""
+    if not stat.S_ISREG(info.st_mode) or info.st_size > min(budget[0], FILE_CONTENT_LIMIT):
+        return None
+    budget[0] -= info.st_size
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read(info.st_size + 1)
+    except OSError:
+        return None
+
+
+def emptied(folder, keep=None):
+    """Remove everything in ``folder`` but the entry named ``keep``; whether it held more."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return False
+    others = [name for name in entries if name != keep]
+    for name in others:
+        remove_tree(os.path.join(folder, name))
+    return bool(others)
 
 
 class Runner:
@@ -167,6 +214,7 @@ class Runner:
         self.token = None
         self.child = None
         self.module = None
+        self.current = None
 
     def send(self, message):
         message['token'] = self.token
@@ -277,21 +325,20 @@ class Runner:
                 os.chmod(os.path.join(top, name), 0o644)
 
     def reset(self, force=False):
-        """Make the project folder a fresh copy of the pristine one, and empty the scratch folders.
+        """Put back the state every case starts from: the project folder a fresh copy of the
+        pristine one, and every scratch folder (``/tmp``, the home folder but the project,
+        ``/dev/shm`` in the namespaces) empty.
 
-        Skipped when a listing shows a case changed nothing.
+        Nothing a case writes there is seen by the next.  The copy is made again only
+        when a listing (file contents included, :func:`listing`) shows the case changed
+        the project.
         """
-        project, scratch = self.paths['project'], self.paths.get('scratch', [])
-        if not force and listing(project) == self.current and \
-                all(not os.listdir(folder) for folder in scratch if os.path.isdir(folder)):
+        project = self.paths['project']
+        home, project_name = os.path.split(project.rstrip('/'))
+        for folder in self.paths.get('scratch', ()):
+            emptied(folder, keep=project_name if folder.rstrip('/') == home else None)
+        if not force and self.current is not None and listing(project) == self.current:
             return
-        for folder in scratch:
-            try:
-                entries = os.listdir(folder)
-            except OSError:
-                continue
-            for name in entries:
-                remove_tree(os.path.join(folder, name))
         remove_tree(project)
         shutil.copytree(self.paths['pristine'], project, symlinks=True)
         self.current = listing(project)

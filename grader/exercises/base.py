@@ -169,8 +169,11 @@ class Exercise(ABC):
     def review(self, outcomes, settings, context):
         """Judge across cases once every case is judged: ``(outcomes, facts)``.
 
-        ``context`` holds ``unit`` (the calibration unit, seconds).  The
-        default changes nothing and adds no fact.
+        ``context`` holds ``unit`` (the calibration unit, seconds) and
+        ``hidden`` (the names of the hidden and generated cases: a sentence
+        about such a case names no count, bound or answer of it; one that
+        names the case is replaced by the engine).  The default changes
+        nothing and adds no fact.
         """
         return outcomes, {}
 

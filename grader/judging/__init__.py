@@ -11,7 +11,8 @@
 - :mod:`grader.judging.evidence`: counts made in the submission's process,
   confirmed by the CPU time measured outside it;
 - :mod:`grader.judging.outcomes`: the kind of a case's outcome, from a small
-  fixed set, which is all a report shows of a hidden or generated case;
+  fixed set, and what a report says of hidden and generated cases (per
+  check, how many passed);
 - :mod:`grader.judging.shapes`: JSON-schema pieces of what probes report.
 
 A judge (``grader/exercises/<name>/judge.py``) holds only what is its

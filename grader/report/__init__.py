@@ -1,8 +1,10 @@
 """Writers: one per output format, all reading the same :class:`grader.model.Result`.
 
-A writer formats; it never recomputes a score, and it never shows the
-feedback of a hidden case (the scoring already blanks it; writers check
-``failure['hidden']`` again).
+A writer formats; it never recomputes a score.  Of hidden and generated
+cases it shows what the Result holds: per check, how many passed, in the
+check's own words (``split['hidden']``); no case of them is listed (the
+scoring lists none; writers leave out a failure marked ``hidden`` too, as a
+result stored by an earlier version may hold).
 
 - :mod:`terminal` -- the table ``grader check`` prints;
 - :mod:`jsonout` -- ``--json``, the documented result contract;
@@ -19,8 +21,17 @@ PUBLIC_ONLY_NOTE = ('Public checks only; the official grade also checks hidden c
 
 
 def shown_failures(check):
-    """The failures a student may see in full: ``[(failure, feedback)]``."""
-    return [(f, '' if f.get('hidden') else f.get('feedback', '')) for f in check.failures]
+    """The failures a student may see, the public cases': ``[(failure, feedback)]``."""
+    return [(f, f.get('feedback', '')) for f in check.failures if not f.get('hidden')]
+
+
+def hidden_line(check):
+    """What a check says of its hidden and generated cases when some failed, else ''."""
+    hidden = check.split.get('hidden') if check.split else None
+    if not hidden or hidden.get('passed'):
+        return ''
+    return hidden.get('message') or (f"{hidden['cases_passed']} of {hidden['cases_total']} "
+                                     'hidden cases passed')
 
 
 def fact_texts(exercise):
@@ -42,8 +53,9 @@ def check_parts(result, max_feedback=5):
     hidden one (``(hidden cases)``), each with its own points and visibility.
     Each part is a dict: ``name``, ``number``, ``tags``, ``score``,
     ``max_score``, ``passed``, ``visibility``, ``hidden`` and ``output`` (the
-    tally, then the failed cases of that part; at most ``max_feedback`` drawn
-    in full).  Nothing is recomputed: every figure is the Result's.
+    tally, then the failed cases of a public part, at most ``max_feedback``
+    drawn in full; of a hidden part, the check's sentence on its hidden
+    cases).  Nothing is recomputed: every figure is the Result's.
     """
     parts = []
     for number, exercise in enumerate((e for e in result.exercises if e.submitted), 1):
@@ -82,12 +94,13 @@ def check_text(exercise, check, hidden=None, part=None, max_feedback=5):
                      f'{fmt(part["max_score"] if part else check.max_score)} points']
     if exercise.error:
         lines.append(exercise.error)
-    failures = [(f, fb) for f, fb in shown_failures(check)
-                if hidden is None or bool(f.get('hidden')) == hidden]
-    for i, (failure, feedback) in enumerate(failures):
-        label = ' (hidden case)' if failure.get('hidden') else ''
+    if hidden is not False and hidden_line(check):
+        lines += ['', hidden_line(check)]
+    if hidden:
+        return '\n'.join(lines)
+    for i, (failure, feedback) in enumerate(shown_failures(check)):
         lines.append('')
-        lines.append(f"{failure['case']}{label}: {failure['message']}")
+        lines.append(f"{failure['case']}: {failure['message']}")
         if feedback and i < max_feedback:
             lines.append(feedback)
     return '\n'.join(lines)

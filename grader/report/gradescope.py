@@ -5,7 +5,9 @@ Follows Gradescope's autograder specification (schema:
 submitted exercise; a check graded on hidden cases becomes two tests, the
 public part with the check's visibility and the hidden part with its
 ``hidden_visibility`` (``after_published`` unless grading.yaml says
-otherwise), whose output never shows an expected answer.  The top-level
+otherwise), whose output says only how many of its cases passed, in the
+check's words.  ``execution_time`` is the imports' and the public cases'
+(:func:`grader.engine.public_duration`).  The top-level
 ``score`` is the assignment's score, so exercises that do not count (best 2
 of 3) are shown without adding to it.
 """

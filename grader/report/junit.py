@@ -5,19 +5,20 @@ and IDEs: ``<testsuites>`` holding one ``<testsuite>`` per exercise, each
 with one ``<testcase classname="ASSIGNMENT.EXERCISE" name="CHECK">``.
 
 - a check that lost cases is a ``<failure>`` (message: the check's summary;
-  text: the failed cases, drawn as in the terminal, hidden ones without their
-  feedback);
+  text: how many hidden cases passed, then the failed public cases, drawn as
+  in the terminal);
 - a check that could not run because the module failed to load is an
   ``<error>``;
 - an exercise not submitted, or a check without cases, is ``<skipped>``.
 
-Points are ``<property>`` elements of each suite: ``score``, ``max_score``,
+Every ``time`` is the imports' and the public cases' (a hidden case's time is
+in none).  Points are ``<property>`` elements of each suite: ``score``, ``max_score``,
 ``counted``, and ``points.CHECK`` / ``max_points.CHECK`` per check (the
 JUnit schema CI servers validate against has no testcase properties).
 """
 import xml.etree.ElementTree as ET
 
-from grader.report import shown_failures
+from grader.report import hidden_line, shown_failures
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -78,10 +79,11 @@ def _details(exercise, check):
              f'{fmt(check.score)} of {fmt(check.max_score)} points']
     if exercise.error:
         lines.append(exercise.error)
+    if hidden_line(check):
+        lines += ['', hidden_line(check)]
     for failure, feedback in shown_failures(check):
-        label = ' (hidden case)' if failure.get('hidden') else ''
         lines.append('')
-        lines.append(f"{failure['case']}{label}: {failure['message']}")
+        lines.append(f"{failure['case']}: {failure['message']}")
         if feedback:
             lines.append(feedback)
     return '\n'.join(lines) + '\n'

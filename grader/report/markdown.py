@@ -7,7 +7,7 @@ cases folded under ``<details>`` with the position drawn in a code block.
 ``grader check`` appends the same text to ``$GITHUB_STEP_SUMMARY`` when that
 variable is set.
 """
-from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, shown_failures
+from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, hidden_line, shown_failures
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -62,10 +62,12 @@ def _failures(result):
     out, shown = [], 0
     for exercise in result.exercises:
         for check in exercise.checks:
+            if hidden_line(check):
+                out += [f'**{cell(exercise_label(exercise))} / {cell(check.name)}**: '
+                        f'{cell(hidden_line(check))}', '']
             for failure, feedback in shown_failures(check):
-                label = ' (hidden case)' if failure.get('hidden') else ''
                 out.append(f"**{cell(exercise_label(exercise))} / {cell(check.name)} / "
-                           f"{cell(failure['case'])}{label}**: {cell(failure['message'])}")
+                           f"{cell(failure['case'])}**: {cell(failure['message'])}")
                 out.append('')
                 if feedback and shown < MAX_FEEDBACK:
                     shown += 1

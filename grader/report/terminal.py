@@ -7,7 +7,7 @@ cause), the total, and which exercises counted.  Colour only on a terminal.
 import os
 import sys
 
-from grader.report import PUBLIC_ONLY_NOTE, fact_texts
+from grader.report import PUBLIC_ONLY_NOTE, fact_texts, hidden_line
 
 MAX_FAILURES_SHOWN = 3
 
@@ -73,6 +73,7 @@ def exercise_lines(exercise, s, verbose=False, show_failures=True):
     if exercise.error:
         out.append(s.bad('  error: ') + exercise.error)
     out += [check_line(check, s) for check in exercise.checks]
+    out += [s.dim(f'  {hidden_line(check)}') for check in exercise.checks if hidden_line(check)]
     out += fact_lines(exercise, s)
     if show_failures:
         out += failure_lines(exercise, s, verbose)
@@ -112,7 +113,7 @@ def failure_lines(exercise, s, verbose):
     out, shown = [], 0
     for check in exercise.checks:
         for failure in check.failures if verbose else check.failures[:1]:
-            if failure.get('hidden') or not failure.get('feedback'):
+            if failure.get('hidden') or not failure.get('feedback'):   # (an older result)
                 continue
             if not verbose and shown >= MAX_FAILURES_SHOWN:
                 break

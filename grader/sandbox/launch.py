@@ -11,7 +11,8 @@ command line, environment and folders of one child:
   from a descriptor, and the pristine copy of the submission); and two
   size-capped scratch file systems, ``/tmp`` and ``/home/student`` (the
   private copy, ``/home/student/project``, whose size limit is the policy's
-  ``sandbox.disk_mb``).  No folder of the grader is bound, so neither the
+  ``sandbox.disk_mb``), which the runner empties before every case, as it
+  does ``/dev/shm`` (``paths['scratch']``).  No folder of the grader is bound, so neither the
   command line, the environment nor the mount table shows where the grader
   lives.  The child is PID 1 of its own PID namespace, with no network, and
   its own IPC and UTS namespaces;
@@ -52,7 +53,9 @@ class Plan:
     env: dict
     cwd: str
     paths: dict
-    """Inside the sandbox: ``pristine``, ``home``, ``project``, ``tmp``."""
+    """Inside the sandbox: ``pristine``, ``home``, ``project``, ``tmp``, and ``scratch``: the
+    folders a case may write in, which the runner empties before every case (the home
+    folder but the project, which it copies again from ``pristine``)."""
     boot: bytes
     pass_fds: tuple = ()
 
@@ -162,7 +165,8 @@ def plan(isolation, workdir, request_fd, reply_fd, group=None, archive_fd=None,
         return Plan(argv=prefix + bwrap_argv(isolation, archive_fd, disk_bytes, uid_drop) + python,
                     env=environment(INSIDE_HOME, '/tmp'), cwd=str(workdir),
                     paths={'pristine': f'{INSIDE_RUN}/submission', 'home': INSIDE_HOME,
-                           'project': INSIDE_COPY, 'tmp': '/tmp'},
+                           'project': INSIDE_COPY, 'tmp': '/tmp',
+                           'scratch': ['/tmp', INSIDE_HOME, '/dev/shm']},
                     boot=_BOOT.format(archive=f'{INSIDE_RUN}/child.zip').encode(),
                     pass_fds=(archive_fd,))
     home, tmp = workdir / 'home', workdir / 'tmp'
@@ -173,5 +177,6 @@ def plan(isolation, workdir, request_fd, reply_fd, group=None, archive_fd=None,
     archive.write_bytes(bundle.archive())
     return Plan(argv=prefix + python, env=environment(str(home), str(tmp)), cwd=str(workdir),
                 paths={'pristine': str(workdir / 'pristine'), 'home': str(home),
-                       'project': str(home / 'project'), 'tmp': str(tmp)},
+                       'project': str(home / 'project'), 'tmp': str(tmp),
+                       'scratch': [str(tmp), str(home)]},
                 boot=_BOOT.format(archive=str(archive)).encode())

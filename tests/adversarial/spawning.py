@@ -1,7 +1,8 @@
 """Which attacks of this folder try to start processes (the leak check waits after them)."""
 
-STARTS_PROCESSES = ('daemon', 'fork_flood', 'process_starts')
-"""The attacks that try to start processes: only a process one of them started could
+STARTS_PROCESSES = ('daemon', 'fork_flood', 'process_starts', 'leave_traces')
+"""The attacks that try to start processes, or could (``leave_traces`` calls the C library
+through ``ctypes``, for IPC objects): only a process one of them started could
 outlive the sandbox and write later, so the check waits :data:`DAEMON_WAIT` seconds after
 these before it looks (tests/adversarial/test_process_starts.py checks that no other
 attack here names a way to start one)."""

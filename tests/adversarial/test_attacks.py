@@ -174,3 +174,32 @@ def test_endless_recursion_with_a_raised_limit(attack, run):
 def test_detecting_the_grader(attack, run):
     needs(run, 'namespaces')
     full_marks(attack('detect_grading'))   # it plays the wrong side when it sees a sign
+
+
+@pytest.mark.parametrize('audit_hook', [True, False], ids=['all-layers', 'kernel-layers'])
+def test_a_case_finds_nothing_an_earlier_case_left(attack, run, audit_hook):
+    """Every case leaves a trace wherever it can (files in /tmp, the home folder, the
+    project and /dev/shm, its own file changed in place with its size and times put back,
+    System V and POSIX IPC objects, an abstract socket) and answers wrong when it finds an
+    earlier one: full marks, so no case found any."""
+    needs(run, 'namespaces', 'seccomp')
+    isolation = run.isolation if audit_hook else layers.weaker(run.isolation, ['audit-hook'])
+    full_marks(attack('leave_traces', isolation))
+
+
+def test_traces_are_found_where_the_runner_does_not_empty_a_folder(attack, run, monkeypatch):
+    """The submission above finds an earlier case's trace (and answers 7) in /tmp when the
+    runner is not told to empty it: the test above can fail.  (Its IPC objects cannot be
+    made at all: the seccomp filter refuses them, and ctypes is refused in every case
+    process, the audit hook on or off.)"""
+    from grader.sandbox import launch
+    needs(run, 'namespaces', 'seccomp')
+    plan = launch.plan
+
+    def keeping_tmp(*args, **kwargs):
+        made = plan(*args, **kwargs)
+        made.paths['scratch'] = [p for p in made.paths['scratch'] if 'tmp' not in p]
+        return made
+    monkeypatch.setattr(launch, 'plan', keeping_tmp)
+    values = attack('leave_traces').check('values')
+    assert not values.passed and 'value +7' in values.message, values.message

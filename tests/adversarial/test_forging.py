@@ -62,9 +62,9 @@ VERDICTS = {
     'unused_import': (FULL, {'prunes': True}, ['`requests` is not available', 'stand-in'], []),
     # replies that must not crash the grader
     'exit_125': (0.0, {}, ['exited with status 125'], ['sandbox']),
-    'odd_observation': (0.0, {}, ['could not be read'], []),
-    'deep_reply': ((0.0, 2.4), {}, ['could not be read'], []),
-    'nan_reply': ((0.0, 2.4), {}, ['could not be read'], []),
+    'odd_observation': (0.0, {}, ['did not have the expected shape'], []),
+    'deep_reply': ((0.0, 2.4), {}, ['not well-formed JSON'], []),
+    'nan_reply': ((0.0, 2.4), {}, ['not well-formed JSON'], []),
 }
 
 

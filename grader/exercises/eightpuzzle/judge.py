@@ -507,8 +507,10 @@ class EightPuzzle(base.Exercise):
         max_rate = MAX_UNITS_PER_EXPANSION * unit if unit else None
 
         # Heuristic credit: counts at least A*'s floor on every start answered right.
+        hidden = context.get('hidden', ())
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
-                                   o.measured['floor']) for o in heuristic if o.measured['right']]
+                                   o.measured['floor'], hidden=o.case in hidden)
+                   for o in heuristic if o.measured['right']]
         found = evidence.confirm_growing(samples, baseline, 'expansions', spread=EVIDENCE_SPREAD,
                                          min_work=MIN_WORK, max_seconds_per_unit=max_rate)
         reason = self._reason(found, samples)
@@ -519,7 +521,8 @@ class EightPuzzle(base.Exercise):
         # Answers: a search ran in the calls.
         heavy = [o for o in searches if o.measured['right']
                  and (o.measured['length'] or 0) >= HEAVY_LENGTH]
-        facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate)
+        facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate,
+                                                                hidden)
         if heavy and not facts['searched']:
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
@@ -535,9 +538,10 @@ class EightPuzzle(base.Exercise):
 
     @staticmethod
     def _reason(found, samples):
-        """The evidence's sentence, in the words of this exercise."""
+        """The evidence's sentence, in the words of this exercise (the evidence's own for a
+        hidden or drawn start: no count or floor of it is quoted)."""
         case = found.details.get('case')
-        sample = next((s for s in samples if s.case == case), None)
+        sample = next((s for s in samples if s.case == case and not s.hidden), None)
         if found.status == evidence.NOT_COUNTED and sample is not None:
             return (f'{sample.counts[0]} expansions counted on {case} where any A* with the '
                     f'heuristics of the sheet expands at least {sample.floor}: FindNextStates '
@@ -570,10 +574,10 @@ class EightPuzzle(base.Exercise):
                               'the sheet (see the heuristic values)')
 
     @staticmethod
-    def _searched(heavy, baseline, unit, max_rate):
+    def _searched(heavy, baseline, unit, max_rate, hidden=()):
         """``(searched, cpu)``: whether the calls show a search on the starts of ten moves or
-        more, and their CPU seconds per start (the ``median``, against what a search that
-        cannot be counted ``needed``)."""
+        more, and their CPU seconds per start (the ``median`` of the public ones, against what
+        a search that cannot be counted ``needed``; no time of a ``hidden`` start is told)."""
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
                                    o.measured['length']) for o in heavy]
         counted = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
@@ -583,7 +587,8 @@ class EightPuzzle(base.Exercise):
         noise = evidence.typical_spread(baseline)
         floor = max(SEARCH_FLOOR_UNITS * unit, FIXED_SHARE * evidence.overhead(baseline)[0],
                     noise)
-        cpu = {'starts': len(works), 'median': review.median(works, 6),
+        public = [w for w, o in zip(works, heavy) if o.case not in hidden]
+        cpu = {'starts': len(public), 'median': review.median(public, 6),
                'needed': round(floor, 6)}
         if counted.confirmed and beyond:
             return True, cpu

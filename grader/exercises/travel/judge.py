@@ -557,7 +557,8 @@ class Travel(base.Exercise):
             review.baselines(outcomes, network='small')
         efficiency = [o for o in outcomes if o.check == 'efficiency']
         rows = [row for o in efficiency for row in o.measured.get('samples', ())]
-        samples = [evidence.Sample(row['case'], row['counts'], row['cpu'], row['floor'])
+        samples = [evidence.Sample(row['case'], row['counts'], row['cpu'], row['floor'],
+                                   hidden=bool(row.get('hidden')))
                    for row in rows if row['right']]
         found = evidence.confirm(samples, baseline, unit_name='expansions',
                                  spread=settings.check_param('efficiency', 'spread', 6.0),
@@ -578,8 +579,9 @@ class Travel(base.Exercise):
             if baseline else SEARCH_FLOOR_UNITS * unit
         searched = found.confirmed or evidence.searched_by_time(heavy, floor)
         facts['searched'] = searched
-        if heavy:
-            facts['search_cpu_per_trip'] = review.median(heavy, 6)
+        public = [work for work, row in zip(heavy, rows) if not row.get('hidden')]
+        if heavy:       # the time of the public trips only: none of a hidden or drawn one
+            facts['search_cpu_per_trip'] = review.median(public, 6)
             facts['search_cpu_floor'] = round(floor, 6)
         if heavy and not searched:
             review.withdraw_unsearched(outcomes, ('arrival', 'route', 'timeouts', 'efficiency'),
@@ -732,8 +734,9 @@ def evidence_sentence(found, rows):
         return (f'{where}: the search remembers answers between calls, which is caching, '
                 'not searching less')
     if found.status == evidence.INCONSISTENT:
-        return ('the counted expansions do not follow the CPU time the searches used (their time '
-                f'per expansion differs {found.spread:g} times between trips)')
+        between = (f'their time per expansion differs {found.spread:g} times between trips'
+                   if found.spread is not None else 'a hidden or drawn trip among them')
+        return f'the counted expansions do not follow the CPU time the searches used ({between})'
     return found.reason
 
 
