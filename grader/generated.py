@@ -22,8 +22,8 @@ import random
 from pathlib import Path
 
 from grader import fixtures
+from grader.contract import Case
 from grader.errors import UserError
-from grader.exercises.base import Case
 from grader.sandbox import bundle
 
 

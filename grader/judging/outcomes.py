@@ -1,6 +1,6 @@
 """The kind of a case's outcome, and what a report may say of a hidden case.
 
-Every :class:`grader.exercises.base.Outcome` has a ``kind`` from
+Every :class:`grader.contract.Outcome` has a ``kind`` from
 :data:`KINDS`.  A public case keeps its whole message and feedback.  For a
 hidden case (a hidden fixture) or a generated one (a position drawn at
 grading time) a report shows its number and its kind, nothing else:
@@ -9,7 +9,7 @@ value or move, a count, an exit status, an output) and nothing of the
 input (a board, a case name an instructor wrote) can reach any output
 format through it.
 """
-from grader.exercises.base import Outcome
+from grader.contract import Outcome
 
 KINDS = {
     'right': 'right',
