@@ -7,6 +7,8 @@ upwards fails here before it can make a cycle or tie the toolkit to the plug-ins
   nothing of the grader;
 - ``grader/judging/`` (the judges' toolkit) imports only itself and the contract, never
   the plug-ins (``grader.exercises``) nor anything that drives them;
+- ``reference/`` (the answer key) imports nothing of the grader but the fixture writer
+  (``grader.fixtures``), so a mistake in the judges' rules is never made twice.
 """
 import ast
 from pathlib import Path
@@ -75,3 +77,8 @@ def test_the_plugins_contract_builds_on_the_shared_data():
     """``grader.exercises.base`` takes the shared data from below, not the other way."""
     assert 'grader.contract' in grader_imports('grader/exercises/base.py')[
         'grader/exercises/base.py']
+@pytest.mark.parametrize('path', sorted(grader_imports('reference')))
+def test_the_answer_key_imports_nothing_of_the_grader_but_the_fixture_writer(path):
+    imported = [name for name in grader_imports('reference')[path]
+                if name not in ('grader', 'grader.fixtures')]
+    assert imported == [], f'{path} imports {imported}: the answer key must stand on its own'

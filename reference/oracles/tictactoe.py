@@ -26,7 +26,9 @@ from functools import lru_cache
 
 from reference import tictactoe as ref
 
-LINES = ref.LINES
+LINES = tuple(tuple(range(start, start + 3)) for start in (0, 3, 6)) + \
+    tuple((col, col + 3, col + 6) for col in range(3)) + ((0, 4, 8), (2, 4, 6))
+"""The eight lines of three (keypad indices, 0 bottom-left): rows, columns, diagonals."""
 
 
 def board_from_rows(rows):
