@@ -357,6 +357,12 @@ def _drawn(rng, length, seen):
     raise RuntimeError(f"no start {length} moves from the goal found in {DRAW_TRIES} walks")
 
 
+def tags(input):
+    """The tags of a drawn start that did not come from :func:`generate` (a start of the
+    pool, ``grader fixtures --select``): by its distance from the goal, as there."""
+    return _tags(optimal_length(tuple(input["state"])))
+
+
 def _tags(length):
     if length is None:
         return ["unsolvable"]

@@ -280,6 +280,13 @@ def generate(rng, count, options=None):
     return cases
 
 
+def tags(input):
+    """The tags of a drawn position that did not come from :func:`generate` (a position of
+    the pool, ``grader fixtures --select``): those it would have had there."""
+    marks = sum(3 - row.count('-') for row in input['board'])
+    return ['required', 'pruning'] if marks <= 2 else ['required']
+
+
 def _random_position(rng, marks):
     """``(board, mark to move)`` after ``marks`` random moves, or ``(None, None)`` if decided."""
     board, mover = ['-'] * 9, rng.choice('XO')
