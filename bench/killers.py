@@ -13,8 +13,11 @@ course's).  The variant then answers them in a process of its own
 (the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``validity``/
 ``optimality``/``heuristic`` of the eight puzzle, as the trials judge them).
 
-Printed per exercise: buggy variants, the share caught before and after, the fewest
-positions that catch a variant in one grade, and the drawn positions a grade holds.
+Each variant is handed in ``--copies`` times (default 10), each copy with a comment of
+its own, so each gets positions drawn for it.  Printed per exercise: the share of these
+grades that lose points before and after, the variants caught in every grade, and the
+fewest positions that catch a variant in one grade; then every classic variant and every
+variant some grade misses.  A decided position (``terminal``) is worth no points.
 """
 import argparse
 import dataclasses
@@ -36,11 +39,19 @@ def with_generated(policy, exercise, **drawn):
 
 
 def grade_inputs(policy, exercise, seed):
-    """The inputs of the public fixtures and of the positions drawn for ``seed``."""
+    """The inputs of the public fixtures and of the positions drawn for ``seed`` (their
+    answers are the trials' business: the oracle's full answers are not computed)."""
     settings = policy.exercises[exercise]
     cases, _, _ = fixtures.load_cases(_plugin(exercise), settings)
-    drawn = generated.draw(policy, exercise, seed)
-    return [c.input for c in cases if not c.hidden], [c.input for c in drawn]
+    oracle = generated.oracle_of(policy, exercise)
+    expect, oracle.expect = oracle.expect, lambda input, options=None: {}
+    try:
+        drawn = generated.draw(policy, exercise, seed)
+    finally:
+        oracle.expect = expect
+    graded = selection.trials_of(policy, exercise).GRADED_TAGS
+    public = [c.input for c in cases if not c.hidden and set(c.tags) & set(graded)]
+    return public, [c.input for c in drawn]
 
 
 def _plugin(exercise):
@@ -56,26 +67,35 @@ def seed_of(policy, exercise, trials, source):
     return generated.seed_for(policy.course, exercise, digest)
 
 
-def measure(policy, exercise, bugs, killers):
+def measure(policy, exercise, bugs, killers, copies, count_before=None):
+    """``[(variant, grades caught before, grades caught after, fewest killers met after)]``
+    over ``copies`` submissions of each buggy variant (its file with a comment of its own
+    at the end: another content, so other positions drawn)."""
     library = selection.Library(policy, exercise, bugs)
-    before = with_generated(policy, exercise, killers=0)
+    before = with_generated(policy, exercise, killers=0,
+                            **({'count': count_before} if count_before else {}))
     after = with_generated(policy, exercise, killers=killers)
     rows = []
     for variant in library.buggy():
-        seed = seed_of(policy, exercise, library.trials, variant.source)
-        public, drawn_before = grade_inputs(before, exercise, seed)
-        _, drawn_after = grade_inputs(after, exercise, seed)
-        inputs = public + drawn_before + drawn_after
+        inputs, grades = [], []
+        for copy in range(copies):
+            source = f'{variant.source}\n# submission {copy}\n'
+            seed = seed_of(policy, exercise, library.trials, source)
+            public, drawn_before = grade_inputs(before, exercise, seed)
+            _, drawn_after = grade_inputs(after, exercise, seed)
+            start = len(inputs)
+            inputs += public + drawn_before + drawn_after
+            grades.append((start, start + len(public), start + len(public) + len(drawn_before),
+                           len(inputs)))
         cases = [[i, library.trials.expect(i)] for i in inputs]
         result = selection.run_trial(policy, exercise, variant.source, cases, library.limit,
-                                     timeout=600)
+                                     timeout=1800)
         failed = set(range(len(cases))) if result is None else \
             {int(k) for k in result['failed']}
-        split = len(public) + len(drawn_before)
-        caught_before = any(i < split for i in failed)
-        killers_after = sum(1 for i in failed if i < len(public) or i >= split)
-        rows.append((variant, caught_before, killers_after, len(drawn_before),
-                     len(drawn_after)))
+        caught_before = sum(1 for a, b, c, d in grades if any(a <= i < c for i in failed))
+        met = [sum(1 for i in failed if a <= i < b or c <= i < d) for a, b, c, d in grades]
+        rows.append((variant, caught_before, sum(1 for m in met if m), min(met)))
+        print(f'{exercise}: {len(rows)} variants measured', file=sys.stderr, flush=True)
     return rows
 
 
@@ -84,24 +104,35 @@ def main(argv=None):
     parser.add_argument('--exercise', action='append')
     parser.add_argument('--killers', type=int)
     parser.add_argument('--bugs', default=str(ROOT / 'tests/bugs'))
+    parser.add_argument('--count-before', action='append', default=[], metavar='EXERCISE=N',
+                        help="the drawn positions before the pools (default the course's)")
+    parser.add_argument('--copies', type=int, default=10,
+                        help='submissions of each variant (each its own drawn positions)')
     args = parser.parse_args(argv)
     policy = config.load(ROOT / 'grading.yaml')
     for exercise in args.exercise or ['tictactoe', 'eightpuzzle']:
         killers = args.killers or policy.exercises[exercise].generated.get('killers', 3)
-        rows = measure(policy, exercise, args.bugs, killers)
+        count_before = dict(pair.split('=') for pair in args.count_before).get(exercise)
+        rows = measure(policy, exercise, args.bugs, killers, args.copies,
+                       int(count_before) if count_before else None)
         if not rows:
             print(f'{exercise}: no buggy variant in the library')
             continue
-        before = sum(1 for r in rows if r[1])
-        after = sum(1 for r in rows if r[2] > 0)
-        print(f'{exercise}: {len(rows)} buggy variants; caught before {before} '
-              f'({100 * before / len(rows):.1f} %), after {after} '
-              f'({100 * after / len(rows):.1f} %); fewest killers met in one grade after: '
-              f'{min(r[2] for r in rows)}; drawn positions a grade {rows[0][3]} before, '
-              f'{min(r[4] for r in rows)}-{max(r[4] for r in rows)} after')
-        for variant, caught, met, _, _ in rows:
-            if variant.kind == 'classic' or not caught or met < killers:
-                print(f'  {variant.name}: caught before {caught}, killers met after {met}')
+        grades = len(rows) * args.copies
+        before = sum(r[1] for r in rows)
+        after = sum(r[2] for r in rows)
+        always_before = sum(1 for r in rows if r[1] == args.copies)
+        always_after = sum(1 for r in rows if r[2] == args.copies)
+        print(f'{exercise}: {len(rows)} buggy variants x {args.copies} submissions each; '
+              f'grades that lose points: before {100 * before / grades:.1f} %, '
+              f'after {100 * after / grades:.1f} %; variants caught in every grade: before '
+              f'{always_before} ({100 * always_before / len(rows):.1f} %), after '
+              f'{always_after} ({100 * always_after / len(rows):.1f} %); fewest killers met '
+              f'in one grade after: {min(r[3] for r in rows)}')
+        for variant, caught, caught_after, met in rows:
+            if variant.kind == 'classic' or caught < args.copies or met < killers:
+                print(f'  {variant.name}: grades caught before {caught}/{args.copies}, '
+                      f'after {caught_after}/{args.copies}, fewest killers met after {met}')
 
 
 if __name__ == '__main__':

@@ -199,3 +199,11 @@ def test_select_puts_a_cover_in_the_hidden_fixtures_and_keeps_the_instructors_ca
         available = [json.dumps(p['input'], sort_keys=True)
                      for p in drawn_pool['positions'] if kills(p, bit)]
         assert sum(1 for i in inputs if i in available) >= min(2, len(available)), name
+
+
+def test_select_without_a_library_is_a_one_line_error(tmp_path, capsys):
+    from grader import cli
+    code = cli.main(['--config', str(ROOT / 'grading.yaml'), 'fixtures', '--select',
+                     '--bugs', str(tmp_path / 'none')])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and '--bugs DIR' in err, err

@@ -26,6 +26,8 @@ handout's list style at most 0.3 s (the grader allows 60 units, 2-3 s, on the de
 machine; a variant slower than this but within the grader's limit is not told apart by
 time alone)."""
 BUDGET = 150
+GRADED_TAGS = ('required',)
+"""The fixture cases whose checks carry points by default (hard and unsolvable: none)."""
 LENGTHS = range(8, 21)
 HEURISTIC_FROM = 10
 MARGIN, CEILING, REPEATS = 0.5, 1.0, 0.05
