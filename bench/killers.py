@@ -21,6 +21,7 @@ variant some grade misses.  A decided position (``terminal``) is worth no points
 """
 import argparse
 import dataclasses
+import random
 import sys
 import tempfile
 from pathlib import Path
@@ -67,7 +68,7 @@ def seed_of(policy, exercise, trials, source):
     return generated.seed_for(policy.course, exercise, digest)
 
 
-def measure(policy, exercise, bugs, killers, copies, count_before=None):
+def measure(policy, exercise, bugs, killers, copies, count_before=None, sample=None):
     """``[(variant, grades caught before, grades caught after, fewest killers met after)]``
     over ``copies`` submissions of each buggy variant (its file with a comment of its own
     at the end: another content, so other positions drawn)."""
@@ -76,7 +77,12 @@ def measure(policy, exercise, bugs, killers, copies, count_before=None):
                             **({'count': count_before} if count_before else {}))
     after = with_generated(policy, exercise, killers=killers)
     rows = []
-    for variant in library.buggy():
+    buggy = library.buggy()
+    if sample:
+        mutants = [v for v in buggy if v.kind == 'mutant']
+        chosen = random.Random(33).sample(mutants, min(sample, len(mutants)))
+        buggy = [v for v in buggy if v.kind != 'mutant' or v in chosen]
+    for variant in buggy:
         inputs, grades = [], []
         for copy in range(copies):
             source = f'{variant.source}\n# submission {copy}\n'
@@ -106,6 +112,8 @@ def main(argv=None):
     parser.add_argument('--bugs', default=str(ROOT / 'tests/bugs'))
     parser.add_argument('--count-before', action='append', default=[], metavar='EXERCISE=N',
                         help="the drawn positions before the pools (default the course's)")
+    parser.add_argument('--sample', type=int,
+                        help='measure the classic variants and this many mutants drawn (seeded)')
     parser.add_argument('--copies', type=int, default=10,
                         help='submissions of each variant (each its own drawn positions)')
     args = parser.parse_args(argv)
@@ -114,7 +122,7 @@ def main(argv=None):
         killers = args.killers or policy.exercises[exercise].generated.get('killers', 3)
         count_before = dict(pair.split('=') for pair in args.count_before).get(exercise)
         rows = measure(policy, exercise, args.bugs, killers, args.copies,
-                       int(count_before) if count_before else None)
+                       int(count_before) if count_before else None, args.sample)
         if not rows:
             print(f'{exercise}: no buggy variant in the library')
             continue

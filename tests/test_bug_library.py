@@ -22,7 +22,7 @@ from grader import generated, selection
 from gradertest import ROOT
 
 BUGS = ROOT / 'tests' / 'bugs'
-EXERCISES = ('tictactoe',)
+EXERCISES = ('tictactoe', 'eightpuzzle')
 NAMED = {'tictactoe': ['ties_min_takes_equal_bound', 'wrong_player_maximises',
                        'board_not_restored', 'last_cell_never_tried'],
          'eightpuzzle': ['no_better_path_test', 'handout_no_better_path_test',
