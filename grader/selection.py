@@ -13,8 +13,13 @@ drawn starts of the eight puzzle), each in a process of its own, and sorts them:
   argument;
 - ``honest``: other answers than the reference's, but every one accepted by the checks
   (another optimal move): no bug, and it must not lose points;
-- ``buggy``: some answer the checks refuse; the positions that show it are its killers;
+- ``buggy``: some answer the checks refuse; the positions that show it are its killers
+  (the trial stops at :data:`POOL_PER_VARIANT` of them, or after three time-outs, so
+  only the variants that survive run the whole space);
 - ``undecided``: the variant ran past its time on the whole space.
+
+The pool keeps each variant's cheapest killers (tic-tac-toe's space is run cheapest
+position first), so an official grade meets them as little work each.
 
 From the killers it writes the *pool* ``<reference>/pools/<exercise>.json``: a few
 killers of every buggy variant, each position with the set of variants it kills.  An
