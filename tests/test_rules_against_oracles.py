@@ -8,6 +8,7 @@ shared with the rules the judges read boards, draw feedback and check routes wit
 being made twice, once in the expected answer and once in the verdict.  Each property is
 checked on examples hypothesis draws (the same ones every run).
 """
+import functools
 import random
 
 import pytest
@@ -140,11 +141,16 @@ def test_eightpuzzle_goal_agrees():
 
 # ---------------------------------------------------------------- route planner
 
-@pytest.fixture(scope='module', params=sorted(CITIES))
-def two_readers(request):
-    """The judge's network and the oracle's, read from the same files."""
-    files = CITIES[request.param]
+@functools.lru_cache(maxsize=None)
+def readers(city):
+    """The judge's network and the oracle's, read from the same files (once)."""
+    files = CITIES[city]
     return tram.Network.from_files(*files), trams.City(*(trams.read(f) for f in files))
+
+
+@pytest.fixture(params=sorted(CITIES))
+def two_readers(request):
+    return readers(request.param)
 
 
 def test_travel_speed_and_stops_agree(two_readers):
