@@ -87,7 +87,16 @@ def parser(light=False):
     group.add_argument('--regenerate', action='store_true', help='recompute every expected block')
     group.add_argument('--verify', action='store_true',
                        help='check every expected block against the reference')
+    group.add_argument('--select', action='store_true',
+                       help='run the library of buggy variants on the position space and '
+                            'write the pool of positions that catch them (grader/selection.py)')
     p.add_argument('--exercise', action='append', help='only this exercise (repeatable)')
+    p.add_argument('--hidden', metavar='N', type=int,
+                   help='with --select: also put positions meeting every buggy variant N '
+                        "times in the exercise's first hidden fixture file")
+    p.add_argument('--bugs', metavar='DIR', default='tests/bugs',
+                   help='the library of buggy variants, one folder per exercise '
+                        '(with --select; default tests/bugs)')
     p.add_argument('--create', action='store_true',
                    help='make missing fixture files from the oracle')
 
@@ -293,6 +302,8 @@ def cmd_fixtures(args):
     for name in names:
         if name not in policy.exercises:
             raise UserError(f'unknown exercise {name!r}', policy.path)
+    if args.select:
+        return _select(policy, names, args.bugs, args.hidden)
     if args.regenerate:
         for name in names:
             for path, count in fixtures.regenerate(policy, name, create=args.create).items():
@@ -313,6 +324,24 @@ def _say_if_uncounted(name):
     from grader.child import tally
     if name in ('check', 'grade', 'batch', 'regrade') and tally.extension_path() is None:
         print(f'grader: warning: {tally.NOT_BUILT}', file=sys.stderr)
+
+
+def _select(policy, names, bugs, hidden=None):
+    """``grader fixtures --select``: the exercises that have trials and a bug library."""
+    from grader import selection
+    if not Path(bugs).is_dir():
+        raise UserError(f'no library of buggy variants at {bugs} (--bugs DIR)')
+    names = [n for n in names if (Path(bugs) / n).is_dir()
+             and (Path(policy.reference) / 'trials' / f'{n}.py').is_file()]
+    for name in names:
+        counts, (pool, record) = selection.select(policy, name, bugs,
+                                                  log=lambda line: print(line, file=sys.stderr))
+        print(f"{name}: {', '.join(f'{n} {verdict}' for verdict, n in sorted(counts.items()))}; "
+              f'pool {pool}, record {record}')
+        if hidden:
+            path, count = selection.write_hidden(policy, name, hidden)
+            print(f'{path}: {count} positions that catch known bugs')
+    return 0
 
 
 def cmd_doctor(args):

@@ -16,14 +16,23 @@ fixtures answers these positions only as well as its fallback does.
 
 Generated cases are hidden: a report shows their number and the kind of
 their outcome only (:mod:`grader.judging.outcomes`).
+
+With ``killers: n`` beside the count, more positions follow the oracle's: drawn from
+the exercise's pool (``<reference>/pools/<exercise>.json``, written by ``grader
+fixtures --select``, :mod:`grader.selection`), positions that known buggy variants of
+the reference answer wrongly.  They are drawn with the same seed until every variant of
+the pool meets ``n`` positions that catch it (fewer when the pool holds fewer), so every
+official grade meets several killers of every known bug class.  The pool keeps the
+cheapest positions that catch each variant, so they add little to a grade's time.
 """
 import hashlib
+import json
 import random
 from pathlib import Path
 
 from grader import fixtures
+from grader.contract import Case
 from grader.errors import UserError
-from grader.exercises.base import Case
 from grader.sandbox import bundle
 
 
@@ -64,16 +73,60 @@ def draw(policy, exercise, seed):
     """
     settings = policy.exercises[exercise]
     count = int(settings.generated.get('count', 0))
+    per_variant = int(settings.generated.get('killers', 0))
     if count <= 0:
         return []
     oracle = oracle_of(policy, exercise)
     options = dict(settings.options, **{k: v for k, v in settings.generated.items()
-                                        if k != 'count'})
+                                        if k not in ('count', 'killers')})
     rng = random.Random(int(seed, 16))
+    drawn = oracle.generate(rng, count, options)
+    killers = [{'input': i, 'tags': oracle.tags(i)}
+               for i in cover(pool_of(policy, exercise), rng, per_variant)] \
+        if per_variant else []
     cases = []
-    for index, raw in enumerate(oracle.generate(rng, count, options)):
+    for index, raw in enumerate(drawn + killers):
         cases.append(Case(name=f'generated-{index + 1}', input=raw['input'],
                           expected=oracle.expect(raw['input'], settings.options),
                           source='drawn at grading time', tags=tuple(raw.get('tags', ())),
                           hidden=True, generated=True))
     return cases
+
+
+def pool_of(policy, exercise):
+    """The pool of ``exercise`` (``<reference>/pools/<exercise>.json``): a
+    :class:`UserError` naming grading.yaml when it is missing."""
+    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
+    try:
+        return json.loads(path.read_text(encoding='utf-8'))
+    except (OSError, ValueError) as exc:
+        raise UserError(f'exercises.{exercise}.generated.killers: no readable pool {path} '
+                        f'({exc.__class__.__name__}); run grader fixtures --select', policy.path)
+
+
+def cover(pool, rng, per_variant):
+    """Inputs drawn from ``pool`` with ``rng`` until every variant meets ``per_variant`` of
+    its killers (all it has in the pool when fewer).
+
+    Greedy: the variant that still needs the most (the order of the variants shuffled
+    first) picks, among its killers not drawn yet, the one that also serves most of the
+    others' needs, ties broken at random.
+    """
+    masks = [int(position['kills'], 16) for position in pool['positions']]
+    variants = list(range(len(pool['variants'])))
+    rng.shuffle(variants)
+    need = {v: min(per_variant, sum(1 for m in masks if m >> v & 1)) for v in variants}
+    chosen = []
+    while True:
+        wanting = [v for v in variants if need[v] > 0]
+        if not wanting:
+            return [pool['positions'][i]['input'] for i in chosen]
+        first = max(wanting, key=lambda v: need[v])
+        open_mask = sum(1 << v for v in wanting)
+        candidates = [i for i, m in enumerate(masks) if m >> first & 1 and i not in chosen]
+        pick = max(candidates, key=lambda i: (bin(masks[i] & open_mask).count('1'),
+                                              rng.random()))
+        chosen.append(pick)
+        for v in wanting:
+            if masks[pick] >> v & 1:
+                need[v] -= 1

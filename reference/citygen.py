@@ -33,7 +33,7 @@ import sys
 from collections import namedtuple
 from pathlib import Path
 
-from grader.exercises.travel.network import MAX_TRAM_SPEED
+from reference.oracles.trams import TOP_SPEED as MAX_TRAM_SPEED
 
 CityPlan = namedtuple("CityPlan", "seed size spacing jitter main_every lines waypoints detours "
                                    "x0 y0 max_slowness")

@@ -101,6 +101,7 @@ def fewer_cases(policy, exercise, folder):
     fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
                      for i, path in enumerate(settings.fixtures))
     drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
+    drawn.pop('killers', None)
     return with_exercise(policy, exercise, fixtures=fixtures, generated=drawn)
 
 
@@ -110,14 +111,15 @@ DRAWN = 2
 
 def quick_course(policy, folder, edit=None):
     """A copy of ``policy``'s course in ``folder`` (as the batch ships it, so every file it
-    names is there), with :data:`DRAWN` positions (and one large-network trip) drawn per
-    exercise, two public cases of each kind in every exercise's fixtures
-    (:func:`one_of_each_kind`; connect four's searches at depth 6 left out) and imports
-    stopped after 2 s; returns its grading.yaml.  For the tests of the batch and of the
-    ways in (command line, pytest, several assignments): whether a batch gives the grade
-    of grading alone, resumes, regrades or stops cleanly, or an entry point grades what
-    the engine grades, does not depend on how many cases there are or how long an import
-    may run; the verdicts under the course's own settings are tests/test_submissions.py's.
+    names is there), with :data:`DRAWN` positions (and one large-network trip, and none
+    from the pools of killers) drawn per exercise, two public cases of each kind in every
+    exercise's fixtures (:func:`one_of_each_kind`; connect four's searches at depth 6 left
+    out) and imports stopped after 2 s; returns its grading.yaml.  For the tests of the
+    batch and of the ways in (command line, pytest, several assignments): whether a batch
+    gives the grade of grading alone, resumes, regrades or stops cleanly, or an entry point
+    grades what the engine grades, does not depend on how many cases there are or how long
+    an import may run; the verdicts under the course's own settings are
+    tests/test_submissions.py's.
     ``edit(document)`` changes its grading.yaml further, as for :func:`course_copy`."""
     import yaml
 
@@ -137,6 +139,7 @@ def quick_course(policy, folder, edit=None):
             drawn['count'] = DRAWN
         if drawn.get('large_trips', 0) > 1:
             drawn['large_trips'] = 1
+        drawn.pop('killers', None)
     if edit is not None:
         edit(data)
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -112,7 +112,7 @@ def forged_policy(folder):
                                       'fixtures: [forged.yaml]')
     text = text.replace('fixtures/', f'{ROOT}/fixtures/').replace('hidden/', f'{ROOT}/hidden/')
     text = text.replace('reference: reference', f'reference: {ROOT}/reference')
-    text = text.replace('generated: {count: 14}', 'generated: {count: 0}')
+    text = text.replace('generated: {count: 8, killers: 2}', 'generated: {count: 0}', 1)
     (folder / 'grading.yaml').write_text(text)
 
 

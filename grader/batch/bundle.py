@@ -26,12 +26,14 @@ def course_files(policy):
     """Absolute paths of the files grading reads, besides grading.yaml.
 
     With positions drawn at grading time (``generated``), that includes the
-    reference folder: its oracles answer them in the grading process.
+    reference folder: its oracles answer them in the grading process, and its pools
+    (``pools/*.json``) hold the positions drawn to catch known bugs.
     """
     paths = []
     if any(s.generated.get('count', 0) for s in policy.exercises.values()):
         reference = Path(policy.reference)
         paths += sorted(p for p in reference.rglob('*.py') if '__pycache__' not in p.parts)
+        paths += sorted(reference.glob('pools/*.json'))
     for settings in policy.exercises.values():
         paths += [Path(settings.plugin)] if settings.plugin else []
         paths += [Path(p) for p in settings.fixtures]

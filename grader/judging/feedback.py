@@ -2,7 +2,7 @@
 
 A judge makes one :class:`Note` per case: the lines that draw the position
 (the call made, the board or the start), and the expected answer in words.
-Every :class:`~grader.exercises.base.Outcome` of the case comes from the
+Every :class:`~grader.contract.Outcome` of the case comes from the
 note, so every failed check shows the same block, in the same order:
 
     the call and the position drawn
@@ -15,7 +15,7 @@ A passed check carries no feedback.  The expected answer is shown on public
 cases only, and never for the checks named in ``no_expected`` (checks about
 work done, where the position's answer is not the point).
 """
-from grader.exercises import base
+from grader import contract
 
 TAMPERED = 'not measured'
 
@@ -50,7 +50,7 @@ class Note:
         expected answer out of this outcome.
         """
         if passed:
-            return base.Outcome(check, self.case.name, True, message, '', measured or {}, kind)
+            return contract.Outcome(check, self.case.name, True, message, '', measured or {}, kind)
         text = list(self.heading)
         if returned:
             text.append(f'returned: {returned}')
@@ -59,7 +59,7 @@ class Note:
             text += self.expected
         if cause:
             text.append(cause)
-        return base.Outcome(check, self.case.name, False, message, '\n'.join(text),
+        return contract.Outcome(check, self.case.name, False, message, '\n'.join(text),
                             measured or {}, kind)
 
     def fail(self, checks, message, **details):
@@ -78,7 +78,7 @@ class Note:
         ``timeout_cause`` for a time-out, else ``error_cause`` (default none).
         """
         cause = timeout_cause if reply.status == 'timeout' else (error_cause or '')
-        return self.fail(checks, base.failure_message(reply), cause=cause, **details)
+        return self.fail(checks, contract.failure_message(reply), cause=cause, **details)
 
     def timed(self, check, reply, right, wrong, detail='', **details):
         """The ``timeouts`` verdict: the CPU time against the limit, earned only with ``right``.

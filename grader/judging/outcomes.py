@@ -1,6 +1,6 @@
 """The kind of a case's outcome, and what a report may say of a hidden case.
 
-Every :class:`grader.exercises.base.Outcome` has a ``kind`` from
+Every :class:`grader.contract.Outcome` has a ``kind`` from
 :data:`KINDS`.  A public case keeps its whole message and feedback.  Of a
 hidden case (a hidden fixture) or a generated one (a position drawn at
 grading time) a report says only, per check, how many such cases passed
@@ -13,7 +13,7 @@ whether it passed each check, and only by losing that check's points.
 """
 import re
 
-from grader.exercises.base import Outcome
+from grader.contract import Outcome
 
 KINDS = {
     'right': 'right',

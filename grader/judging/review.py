@@ -11,7 +11,7 @@
 """
 import statistics
 
-from grader.exercises import base
+from grader import contract
 from grader.judging import evidence
 
 BASELINE = '_baseline'
@@ -25,14 +25,15 @@ def baseline_cases(count, reps=(), label='baseline', **inputs):
     case's ``input['reps']``); ``inputs`` go into every case's input.
     """
     runs = [{'reps': n} for n in reps for _ in range(count)] if reps else [{}] * count
-    return [base.Case(name=f'{label}-{i + 1}', input=dict(inputs, **extra), expected={},
+    return [contract.Case(name=f'{label}-{i + 1}', input=dict(inputs, **extra), expected={},
                       tags=('baseline',)) for i, extra in enumerate(runs)]
 
 
 def baseline_outcome(case, reply, passed=True, **measured):
     """The record of one baseline request: its CPU time, and ``measured`` (e.g. ``runs``)."""
-    return base.Outcome(BASELINE, case.name, reply.ok and passed, base.failure_message(reply),
-                        measured=dict(measured, cpu=reply.cpu))
+    return contract.Outcome(BASELINE, case.name, reply.ok and passed,
+                            contract.failure_message(reply),
+                            measured=dict(measured, cpu=reply.cpu))
 
 
 def baselines(outcomes, **where):

@@ -1,7 +1,9 @@
 """A bitboard connect four searcher for generating fixture expectations.
 
 Independent of the list-of-lists code in ``reference/connect4.py`` and of
-``grader/exercises/connect4/rules.py`` on purpose: tests compare the three.
+``grader/exercises/connect4/rules.py`` on purpose: the fixture rows are read,
+checked and written here too, and tests compare the three
+(``tests/test_rules_against_oracles.py`` on many random boards).
 
 Layout: one bit per cell, bit ``col * 7 + row`` (row 0 at the bottom); the
 7th bit of every column stays empty as a sentinel so that shifts do not wrap.
@@ -61,6 +63,53 @@ def from_board(board):
             elif board[row][col] == 'x':
                 x |= _bit(row, col)
     return o, x
+
+
+def from_rows(rows):
+    """Fixture rows (6 strings of 7 cells, TOP row first, '.' empty) -> (o, x) bitboards;
+    ValueError when they are not a board."""
+    if len(rows) != ROWS or any(len(row) != COLS for row in rows):
+        raise ValueError('a board is 6 rows of 7 cells')
+    o = x = 0
+    for top_index, line in enumerate(rows):
+        for col, cell in enumerate(line):
+            if cell == 'o':
+                o |= _bit(ROWS - 1 - top_index, col)
+            elif cell == 'x':
+                x |= _bit(ROWS - 1 - top_index, col)
+            elif cell != '.':
+                raise ValueError("a cell is '.', 'x' or 'o', not %r" % cell)
+    return o, x
+
+
+def to_rows(o, x):
+    """(o, x) -> fixture rows, top row first."""
+    return [''.join('o' if o & _bit(row, col) else 'x' if x & _bit(row, col) else '.'
+                    for col in range(COLS)) for row in reversed(range(ROWS))]
+
+
+def height(o, x, col):
+    """The row a piece dropped in ``col`` lands on (6 when the column is full)."""
+    return popcount((o | x) & COLUMN[col])
+
+
+def problems(o, x):
+    """Why (o, x) is not a position with 'o' to move ([] if it is): a piece floating above
+    an empty cell, #x - #o other than 0 or 1, four in a row already, a full board."""
+    found = []
+    for col in range(COLS):
+        stack = ((o | x) & COLUMN[col]) >> (col * H)
+        if stack & (stack + 1):
+            found.append('column %d has a piece floating above an empty cell' % col)
+    difference = popcount(x) - popcount(o)
+    if difference not in (0, 1):
+        found.append("with 'o' to move #x - #o must be 0 or 1, not %d" % difference)
+    for mark, bits in (('x', x), ('o', o)):
+        if won(bits):
+            found.append('%r already has four in a row' % mark)
+    if (o | x) == FULL:
+        found.append('the board is full')
+    return found
 
 
 def won(bits):

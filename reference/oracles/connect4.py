@@ -5,9 +5,9 @@ TOP row first, '.' empty, 'x' the human, 'o' the computer; 'o' is to move and
 is the maximizer.  Either side may have started the game, so #x == #o or
 #x == #o + 1; nobody has four in a row and the board is not full.
 
-``expect(input, options)`` returns, with the canonical evaluation of
-``grader/exercises/connect4/rules.py`` (computed here on bitboards by
-``c4bitboard``):
+``expect(input, options)`` returns, with the canonical evaluation of the
+course sheet (computed here on bitboards by ``c4bitboard``, which shares no
+code with the judge's ``grader/exercises/connect4/rules.py``):
 
 - ``value``: the depth-limited minimax value.  Depth 0 evaluates at once; a
   position where somebody has four in a row or the board is full is
@@ -34,8 +34,9 @@ to write the fixture file.
 import argparse
 import random
 
-from grader.exercises.connect4 import rules
 from reference.oracles import c4bitboard as bb
+
+COMPUTER, HUMAN = 'o', 'x'
 
 HEADER = """\
 # Connect four fixture cases: positions with 'o' (the computer, maximizer) to
@@ -49,12 +50,11 @@ HEADER = """\
 
 def expect(input, options=None):
     """The expected facts for one case (see the module docstring)."""
-    board = rules.parse_board(input['board'])
-    problems = rules.position_problems(board)
+    o, x = bb.from_rows(input['board'])
+    problems = bb.problems(o, x)
     if problems:
         raise ValueError('not a position with o to move: ' + '; '.join(problems))
     depth = input['depth']
-    o, x = bb.from_board(board)
     search = bb.Search(o, x)
     root_values = search.root_values(depth)
     value = max(root_values.values())
@@ -75,47 +75,55 @@ def expect(input, options=None):
 
 # ---------------------------------------------------------------- cases
 
+def drop(position, col, mark):
+    """``position`` ((o, x) bitboards) after ``mark`` drops a piece in ``col``."""
+    o, x = position
+    bit = 1 << (col * bb.H + bb.height(o, x, col))
+    return (o | bit, x) if mark == COMPUTER else (o, x | bit)
+
+
+def other(mark):
+    return COMPUTER if mark == HUMAN else HUMAN
+
+
 def play(columns, first):
-    """The board after dropping pieces in ``columns``, ``first`` moving first."""
-    board = [[rules.EMPTY] * rules.COLS for _ in range(rules.ROWS)]
+    """The position ((o, x) bitboards) after dropping pieces in ``columns``, ``first``
+    moving first."""
+    position = (0, 0)
     mark = first
     for col in columns:
-        board[rules.legal_row(board, col)][col] = mark
-        mark = rules.other(mark)
-    return board
+        position = drop(position, col, mark)
+        mark = other(mark)
+    return position
 
 
 def quiet_playout(seed, pieces, first):
-    """A seeded random game of ``pieces`` moves in which nobody wins.
+    """A seeded random game of ``pieces`` moves in which nobody wins ((o, x) bitboards).
 
     Moves that would complete four in a row are avoided; when a game cannot
     avoid them the seed is refused (ValueError): pick another one.
     """
     rng = random.Random(seed)
-    board = play([], first)
+    position = (0, 0)
     mark = first
-    for _ in range(pieces):
+    for played in range(pieces):
         quiet = []
-        for col in rules.legal_moves(board):
-            row = rules.legal_row(board, col)
-            board[row][col] = mark
-            if not rules.is_winning(board, mark):
+        for col, _ in bb.moves(*position):
+            after = drop(position, col, mark)
+            if not bb.won(after[0] if mark == COMPUTER else after[1]):
                 quiet.append(col)
-            board[row][col] = rules.EMPTY
         if not quiet:
-            raise ValueError('seed %d: no quiet move after %d pieces'
-                             % (seed, rules.count_pieces(board)))
-        col = rng.choice(sorted(quiet))
-        board[rules.legal_row(board, col)][col] = mark
-        mark = rules.other(mark)
-    return board
+            raise ValueError('seed %d: no quiet move after %d pieces' % (seed, played))
+        position = drop(position, rng.choice(sorted(quiet)), mark)
+        mark = other(mark)
+    return position
 
 
-def case(name, source, board, depth, tags):
-    problems = rules.position_problems(board)
+def case(name, source, position, depth, tags):
+    problems = bb.problems(*position)
     assert not problems, (name, problems)
     return {'name': name, 'source': source, 'tags': list(tags) + ['required'],
-            'input': {'board': rules.board_rows(board), 'depth': depth}}
+            'input': {'board': bb.to_rows(*position), 'depth': depth}}
 
 
 def from_moves(name, description, columns, first, depth, tags):
@@ -225,21 +233,19 @@ def generate(rng, count, options=None):
     cases = []
     while len(cases) < count:
         pieces = rng.randrange(2, 31)
-        first = rng.choice((rules.COMPUTER, rules.HUMAN))
-        if (pieces % 2 == 1) != (first == rules.HUMAN):
+        first = rng.choice((COMPUTER, HUMAN))
+        if (pieces % 2 == 1) != (first == HUMAN):
             pieces += 1         # 'o' is to move: an even count when 'o' began
         try:
-            board = quiet_playout(rng.randrange(1 << 30), pieces, first)
+            o, x = quiet_playout(rng.randrange(1 << 30), pieces, first)
         except ValueError:
             continue
-        if rules.position_problems(board):
+        if bb.problems(o, x):
             continue
         depth = 1 + len(cases) % 4
         tags = ['required']
-        if depth == 4:
-            o, x = bb.from_board(board)
-            if bb.Search(o, x).minimax_leaves(o, x, depth) >= 1000:
-                tags.append('pruning')
-        cases.append({'input': {'board': rules.board_rows(board), 'depth': depth},
+        if depth == 4 and bb.Search(o, x).minimax_leaves(o, x, depth) >= 1000:
+            tags.append('pruning')
+        cases.append({'input': {'board': bb.to_rows(o, x), 'depth': depth},
                       'tags': tags})
     return cases

@@ -73,9 +73,8 @@ import itertools
 import random
 
 from grader import fixtures
-from grader.exercises.eightpuzzle import puzzle
 from reference import eightpuzzle as reference
-from reference.oracles import puzzle_table
+from reference.oracles import puzzle_table, tiles
 
 SEED = 4
 # One pick per optimal length; two where the typical handout game lands (InitialState(50)).
@@ -138,23 +137,21 @@ def reference_expansions(state, heuristic):
 def _tile_costs(cost):
     """``table[tile][position]``: what ``cost(tile, position)`` adds to a heuristic
     (0 for the blank)."""
-    return [[0 if tile == puzzle.BLANK else cost(tile, position) for position in range(9)]
+    return [[0 if tile == tiles.BLANK else cost(tile, position) for position in range(9)]
             for tile in range(9)]
 
 
 def _manhattan_cost(tile, position):
-    goal = puzzle.GOAL.index(tile)
-    return abs(position // puzzle.SIDE - goal // puzzle.SIDE) + \
-        abs(position % puzzle.SIDE - goal % puzzle.SIDE)
+    goal = tiles.GOAL.index(tile)
+    return abs(position // tiles.WIDTH - goal // tiles.WIDTH) + \
+        abs(position % tiles.WIDTH - goal % tiles.WIDTH)
 
 
 TILE_COSTS = {
     "manhattan": _tile_costs(_manhattan_cost),
-    "hamming": _tile_costs(lambda tile, position: int(puzzle.GOAL[position] != tile)),
+    "hamming": _tile_costs(lambda tile, position: int(tiles.GOAL[position] != tile)),
 }
-"""The heuristics of the sheet as sums over the tiles (``puzzle.manhattan``, ``puzzle.hamming``)."""
-
-_MOVES = [puzzle.legal_moves(blank) for blank in range(9)]
+"""The heuristics of the sheet as sums over the tiles (``tiles.city_block``, ``misplaced``)."""
 
 
 def counted_astar(state, heuristic):
@@ -171,7 +168,7 @@ def counted_astar(state, heuristic):
     grading time, in the grader's process, while the lanes run.
     """
     start = tuple(state)
-    if not puzzle.is_solvable(start):
+    if not tiles.solvable(start):
         return None, 0
     costs = TILE_COSTS[heuristic]
     h = {start: sum(costs[tile][position] for position, tile in enumerate(start))}
@@ -184,21 +181,21 @@ def counted_astar(state, heuristic):
         _, _, current = heapq.heappop(heap)
         if current in closed:
             continue
-        if current == puzzle.GOAL:
+        if current == tiles.GOAL:
             return g[current], expansions
         closed.add(current)
         expansions += 1
         tentative = g[current] + 1
-        blank = current.index(puzzle.BLANK)
-        for move in _MOVES[blank]:
-            tile = current[blank + move]
-            tiles = list(current)
-            tiles[blank], tiles[blank + move] = tile, puzzle.BLANK
-            neighbor = tuple(tiles)
+        blank = current.index(tiles.BLANK)
+        for square in tiles.NEIGHBOURS[blank]:
+            tile = current[square]
+            cells = list(current)
+            cells[blank], cells[square] = tile, tiles.BLANK
+            neighbor = tuple(cells)
             if neighbor in closed or tentative >= g.get(neighbor, tentative + 1):
                 continue
             g[neighbor] = tentative
-            estimate = h[current] - costs[tile][blank + move] + costs[tile][blank]
+            estimate = h[current] - costs[tile][square] + costs[tile][blank]
             h[neighbor] = estimate
             heapq.heappush(heap, (tentative + estimate, next(order), neighbor))
     return None, expansions
@@ -207,16 +204,16 @@ def counted_astar(state, heuristic):
 def expect(input, options):
     """The expected mapping for one case (see the module docstring)."""
     state = tuple(input["state"])
-    if not puzzle.is_state(state):
+    if not tiles.is_state(state):
         raise ValueError("state must hold each of 0..8 exactly once: {!r}".format(input["state"]))
     length = optimal_length(state)
     solvable = length is not None
     expected = {
         "solvable": solvable,
         "optimal_length": length,
-        "hamming": puzzle.hamming(state),
-        "manhattan": puzzle.manhattan(state),
-        "handout_manhattan": puzzle.handout_manhattan(state),
+        "hamming": tiles.misplaced(state),
+        "manhattan": tiles.city_block(state),
+        "handout_manhattan": tiles.handout_city_block(state),
     }
     if not solvable:
         expected.update(ucs_expansions=puzzle_table.SOLVABLE_STATES,
@@ -241,7 +238,7 @@ def states_closer_than(d):
 @functools.lru_cache(maxsize=4096)
 def optimal_length(state):
     """Fewest moves from ``state`` (a tuple) to the goal, or None: the reference A*'s path."""
-    if not puzzle.is_solvable(state):
+    if not tiles.solvable(state):
         return None
     return counted_astar(state, "manhattan")[0]
 
@@ -264,13 +261,13 @@ def linear_conflict(state):
     count), and the same for columns.  It never overestimates the moves
     left (Hansson, Mayer and Yung, 1992).
     """
-    total = puzzle.manhattan(state)
-    side = puzzle.SIDE
+    total = tiles.city_block(state)
+    side = tiles.WIDTH
     for line in range(side):
-        in_row = [puzzle.GOAL.index(tile) % side for tile in state[line * side:(line + 1) * side]
-                  if tile != puzzle.BLANK and puzzle.GOAL.index(tile) // side == line]
-        in_column = [puzzle.GOAL.index(tile) // side for tile in state[line::side]
-                     if tile != puzzle.BLANK and puzzle.GOAL.index(tile) % side == line]
+        in_row = [tiles.GOAL.index(tile) % side for tile in state[line * side:(line + 1) * side]
+                  if tile != tiles.BLANK and tiles.GOAL.index(tile) // side == line]
+        in_column = [tiles.GOAL.index(tile) // side for tile in state[line::side]
+                     if tile != tiles.BLANK and tiles.GOAL.index(tile) % side == line]
         total += 2 * (len(in_row) - _increasing(in_row))
         total += 2 * (len(in_column) - _increasing(in_column))
     return total
@@ -294,7 +291,7 @@ def astar_floor(state, length):
     while frontier:
         current = frontier.popleft()
         count += 1
-        for neighbor in puzzle.successors(current):
+        for neighbor in tiles.slides(current):
             if neighbor not in depth and depth[current] + 1 + linear_conflict(neighbor) < length:
                 depth[neighbor] = depth[current] + 1
                 frontier.append(neighbor)
@@ -336,7 +333,7 @@ def generate(rng, count, options=None):
     while len(cases) < count:
         state = list(range(9))
         rng.shuffle(state)
-        if not puzzle.is_solvable(state) and tuple(state) not in seen:
+        if not tiles.solvable(state) and tuple(state) not in seen:
             seen.add(tuple(state))
             cases.append({"input": {"state": state}, "tags": _tags(None)})
     return cases
@@ -350,14 +347,20 @@ def _drawn(rng, length, seen):
     the first state from slide ``length`` on whose true distance is ``length``.
     """
     for _ in range(DRAW_TRIES):
-        state, previous = puzzle.GOAL, None
+        state, previous = tiles.GOAL, None
         for step in range(1, length + rng.randrange(1, 9)):
-            after = rng.choice([s for s in puzzle.successors(state) if s != previous])
+            after = rng.choice([s for s in tiles.slides(state) if s != previous])
             state, previous = after, state
-            if step >= length and puzzle.manhattan(state) <= length and state not in seen \
+            if step >= length and tiles.city_block(state) <= length and state not in seen \
                     and optimal_length(state) == length:
                 return state
     raise RuntimeError(f"no start {length} moves from the goal found in {DRAW_TRIES} walks")
+
+
+def tags(input):
+    """The tags of a drawn start that did not come from :func:`generate` (a start of the
+    pool, ``grader fixtures --select``): by its distance from the goal, as there."""
+    return _tags(optimal_length(tuple(input["state"])))
 
 
 def _tags(length):
@@ -373,9 +376,9 @@ def _tags(length):
 
 def _shuffled(rng, shuffles):
     """A random walk of ``shuffles`` slides from the goal, as the handout's InitialState makes."""
-    state = puzzle.GOAL
+    state = tiles.GOAL
     for _ in range(shuffles):
-        state = rng.choice(puzzle.successors(state))
+        state = rng.choice(tiles.slides(state))
     return state
 
 
@@ -417,7 +420,7 @@ def default_cases(options):
         while True:
             state = list(range(9))
             rng.shuffle(state)
-            if not puzzle.is_solvable(state):
+            if not tiles.solvable(state):
                 break
         cases.append({
             "name": f"unsolvable-random-{index}",

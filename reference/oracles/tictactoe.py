@@ -26,7 +26,9 @@ from functools import lru_cache
 
 from reference import tictactoe as ref
 
-LINES = ref.LINES
+LINES = tuple(tuple(range(start, start + 3)) for start in (0, 3, 6)) + \
+    tuple((col, col + 3, col + 6) for col in range(3)) + ((0, 4, 8), (2, 4, 6))
+"""The eight lines of three (keypad indices, 0 bottom-left): rows, columns, diagonals."""
 
 
 def board_from_rows(rows):
@@ -276,6 +278,13 @@ def generate(rng, count, options=None):
         tags = ['required', 'pruning'] if marks <= 2 else ['required']
         cases.append(_generated(board, mover, rng.random() < 0.5, tags))
     return cases
+
+
+def tags(input):
+    """The tags of a drawn position that did not come from :func:`generate` (a position of
+    the pool, ``grader fixtures --select``): those it would have had there."""
+    marks = sum(3 - row.count('-') for row in input['board'])
+    return ['required', 'pruning'] if marks <= 2 else ['required']
 
 
 def _random_position(rng, marks):

@@ -18,7 +18,7 @@ departure minute 0-9 (plus ``network: large`` for the efficiency city), give
   counts to a share of it.
 
 Heuristic cases, input ``{stop, goal}``, give ``heuristic``: the
-straight-line distance divided by MAX_TRAM_SPEED (260 points a minute).
+straight-line distance divided by the top tram speed (260 points a minute).
 
 Comparator cases, input ``{goal, first: {stop, time}, second: {stop, time}}``
 (two states and the goal), give ``heuristics`` (of the two states) and, for
@@ -48,8 +48,7 @@ import functools
 import random
 from pathlib import Path
 
-from grader.exercises.travel.network import shared as shared_network
-from reference.oracles import tdijkstra
+from reference.oracles import tdijkstra, trams
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OPTIONS = {
@@ -65,9 +64,9 @@ LARGE_SOURCE = "generated: large city (reference/citygen.py)"
 
 
 def load(stops_file, routes_file):
-    """The network of two files (read once per process: the oracle is called once per case,
-    and the judge reads the same files)."""
-    return shared_network(stops_file, routes_file)
+    """The network of two files, read by the oracle's own reader (:mod:`trams`) once per
+    process: the oracle is called once per case."""
+    return trams.city(stops_file, routes_file)
 
 
 def network_for(input, options):

@@ -1,0 +1,117 @@
+"""Run one variant on many positions: ``python -m reference.trials EXERCISE VARIANT.py``.
+
+Reads ``{"cases": [[input, expected], ...], "limit": CPU seconds per case,
+"stop_after": n or null}`` as JSON on stdin and writes ``{"answers": [...],
+"failed": {index: reason}}`` on stdout: each case's answer (a plain JSON value, so two
+variants' answers compare exactly) and the verdict of the graded checks on it.  A case
+past its CPU limit fails as ``timeout``; an exception as ``exception: Type``.  With
+``stop_after``, the run ends after that many failed cases, and after three time-outs in
+any case (the answers then cover the cases tried).  The variant's printing goes nowhere.
+
+With ``GRADER_TRIAL_LINES=1`` in the environment it writes ``{"lines": [...]}`` instead:
+the line numbers of the variant's file that ran on the cases (line tracing).
+"""
+import contextlib
+import importlib
+import importlib.util
+import io
+import json
+import os
+import signal
+import sys
+
+STOP_AFTER_TIMEOUTS = 3
+"""A variant past its limit on this many cases is not run on the rest (as the grader stops
+an exercise after three time-outs in a row)."""
+
+
+class _Limit(Exception):
+    pass
+
+
+def _expired(signum, frame):
+    raise _Limit()
+
+
+def load(path):
+    """The variant at ``path`` as a fresh module (its own name: imports do not clash).  Code
+    at module level that fails (input() at import) leaves what it defined, as in a grade."""
+    spec = importlib.util.spec_from_file_location('variant_under_trial', path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            spec.loader.exec_module(module)
+    except Exception:  # noqa: BLE001 - as the grader does, what was defined is tried
+        pass
+    return module
+
+
+def one(trial, module, case, limit):
+    """``(answer, reason)`` of one case: reason '' when the checks accept the answer."""
+    input, expected = case
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            answer = trial.answer(module, input)
+    except _Limit:
+        return 'timeout', 'timeout'
+    except RecursionError:
+        return 'exception', 'exception: RecursionError'
+    except Exception as exc:  # noqa: BLE001 - any failure of the variant is its answer
+        return 'exception', f'exception: {type(exc).__name__}'
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return answer, trial.verdict(input, expected, answer)
+
+
+def lines_run(trial, module, cases, path):
+    """The line numbers of ``path`` that run while the variant answers ``cases``."""
+    ran = set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != path:
+            return None
+        if event == 'line':
+            ran.add(frame.f_lineno)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        for input, _ in cases:
+            try:
+                with contextlib.redirect_stdout(io.StringIO()):
+                    trial.answer(module, input)
+            except Exception:  # noqa: BLE001, S112 - the lines run so far count
+                continue
+    finally:
+        sys.settrace(None)
+    return sorted(ran)
+
+
+def main(argv=None):
+    exercise, path = (argv or sys.argv[1:])[:2]
+    trial = importlib.import_module(f'reference.trials.{exercise}')
+    request = json.load(sys.stdin)
+    signal.signal(signal.SIGPROF, _expired)
+    sys.setrecursionlimit(5000)
+    answers, failed = [], {}
+    module = load(path)
+    if os.environ.get('GRADER_TRIAL_LINES'):
+        json.dump({'lines': lines_run(trial, module, request['cases'], module.__file__)},
+                  sys.stdout)
+        return
+    stop_after = request.get('stop_after')
+    timeouts = 0
+    for index, case in enumerate(request['cases']):
+        answer, reason = one(trial, module, case, request.get('limit', 2.0))
+        answers.append(answer)
+        if reason:
+            failed[str(index)] = reason
+            timeouts += reason == 'timeout'
+            if (stop_after and len(failed) >= stop_after) or timeouts >= STOP_AFTER_TIMEOUTS:
+                break
+    json.dump({'answers': answers, 'failed': failed}, sys.stdout)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,160 @@
+"""Classic bug (no closed set, in the handout's list style): states already expanded are not
+skipped, so a neighbour taken off the open list long ago goes back on it and is expanded
+again.
+"""
+# -*- coding: utf-8 -*-
+import random
+
+
+class EightPuzzle:
+    def __init__(self):
+        # The solved board: tiles 1-8 in reading order and the blank (0) last
+        self.targetstate = [1, 2, 3, 4, 5, 6, 7, 8, 0]
+
+    def PrintState(self, state):
+        # Prints the state as a 3x3 grid
+        for (index, value) in enumerate(state):
+            print(value, end="")
+            if index % 3 == 2:
+                print("")
+        print("")
+
+    def LegalMoves(self, position):
+        # Offsets the blank at the given position may move by
+        legalmoves = []
+        for x in [1, -1, 3, -3]:
+            if 0 <= position + x < 9:
+                if x == 1 and position in (2, 5, 8):
+                    continue
+                if x == -1 and position in (0, 3, 6):
+                    continue
+                legalmoves.append(x)
+        return legalmoves
+
+    def FindNextStates(self, state):
+        # Returns the states that can be reached from this state with one move
+        legalmoves = {}
+        for position in range(9):
+            legalmoves[position] = self.LegalMoves(position)
+        emptyspace = state.index(0)
+        nextstates = []
+        for move in legalmoves[emptyspace]:
+            newstate = state[:]
+            newstate[emptyspace], newstate[emptyspace + move] = newstate[emptyspace + move], newstate[emptyspace]
+            nextstates.append(newstate)
+        return nextstates
+
+    def DrawState(self, state):
+        # Picks one of the next states at random (used when shuffling)
+        return random.choice(self.FindNextStates(state))
+
+    def InitialState(self, shuffles=200):
+        # Shuffles the target state with the given number of random moves
+        initialstate = self.targetstate[:]
+        for i in range(shuffles):
+            initialstate = self.DrawState(initialstate)
+        return initialstate
+
+    def GameSolved(self, state):
+        # Checks whether the puzzle is solved
+        return state == self.targetstate
+
+    def Manhattan(self, state):
+        # Manhattan distance: horizontal and vertical moves each tile needs to reach its place
+        manhattanvalue = 0
+        for number in state:
+            if number != 0:
+                difference = abs(self.targetstate.index(number) - state.index(number))
+                (vertical, horizontal) = (difference // 3, difference % 3)
+                manhattanvalue += vertical + horizontal
+        return manhattanvalue
+
+    def Hamming(self, state):
+        # Number of tiles that are not in their place (the blank is not counted)
+        hamming = 0
+        for i in range(9):
+            if state[i] != 0 and state[i] != self.targetstate[i]:
+                hamming += 1
+        return hamming
+
+    def GetLowestF(self, openlist, fscore):
+        # Returns the state of the open list with the lowest f-score
+        value = 10000000000
+        for state in openlist:
+            if fscore[self.ListToString(state)] < value:
+                value = fscore[self.ListToString(state)]
+                current = state
+        return current
+
+    def ListToString(self, numberlist):
+        # Turns the list into a string (used as a dictionary key)
+        return ''.join(list(map(str, numberlist)))
+
+    def ReconstructPath(self, camefrom, current):
+        # Builds the path from the initial state to the target state and prints it
+        totalpath = []
+        current = self.targetstate
+        while self.ListToString(current) in list(camefrom.keys()):
+            current = camefrom[self.ListToString(current)]
+            totalpath.append(current)
+        totalpath.reverse()
+        totalpath.append(self.targetstate)
+        for i in totalpath:
+            self.PrintState(i)
+        print("Used total {} moves".format(len(totalpath) - 1))
+
+    def Astar(self, state):
+        # Parameters:
+        #   self: the EightPuzzle object
+        #   state: the state to solve
+        # Returns:
+        #   self.ReconstructPath(camefrom, current): the shortest path to the target state
+        camefrom = {}
+        openlist = []
+        closedlist = []
+        gscore = {}
+        fscore = {}
+        openlist.append(state)
+        gscore[self.ListToString(state)] = 0
+        fscore[self.ListToString(state)] = gscore[self.ListToString(state)] + self.Manhattan(state)
+        #########################################################################
+        # YOUR CODE HERE
+        #########################################################################
+        while openlist:
+            current = self.GetLowestF(openlist, fscore)
+            if self.GameSolved(current):
+                return self.ReconstructPath(camefrom, current)
+
+            openlist.remove(current)
+            closedlist.append(current)
+
+            for neighbor in self.FindNextStates(current):
+
+                if neighbor not in openlist:
+                    openlist.append(neighbor)
+
+                tentative_gscore = gscore[self.ListToString(current)] + 1
+                if self.ListToString(neighbor) in gscore and tentative_gscore >= gscore[self.ListToString(neighbor)]:
+                    continue  # not a better path
+
+                camefrom[self.ListToString(neighbor)] = current
+                gscore[self.ListToString(neighbor)] = tentative_gscore
+                fscore[self.ListToString(neighbor)] = gscore[self.ListToString(neighbor)] + self.Manhattan(neighbor)
+        return None
+
+
+def main():
+    print('8-Puzzle Solver!')
+    print(15 * '-')
+    game = EightPuzzle()
+    print('The starting state is:')
+    initialstate = game.InitialState(50)
+    game.PrintState(initialstate)
+    print('The target state will be:')
+    game.PrintState(game.targetstate)
+    print('The path of solution:')
+    game.Astar(initialstate)
+
+
+if __name__ == '__main__':
+    main()
