@@ -90,7 +90,7 @@ def mutants(source):
         from cosmic_ray.mutating import mutate_code
     except ImportError:
         raise UserError('grader fixtures --select needs the mutation tool: '
-                        "pip install 'grader[select]' (cosmic-ray)") from None
+                        "pip install '.[select]' in the grader's folder (cosmic-ray)") from None
     found = []
     for operator_name in plugins.operator_names():
         try:

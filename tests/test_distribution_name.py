@@ -39,7 +39,7 @@ def test_the_distribution_is_named_search_grader_and_the_command_grader():
         project = tomllib.loads(text)['project']
         assert project['name'] == NAME
         assert project['scripts'] == {'grader': 'grader.cli:main'}
-        assert project['optional-dependencies']['all'] == [f'{NAME}[sandbox,batch,test]']
+        assert project['optional-dependencies']['all'] == [f'{NAME}[sandbox,batch,test,select]']
     else:
         assert f'name = "{NAME}"' in text and f'all = ["{NAME}[' in text
 
