@@ -655,6 +655,16 @@ tally_given(PyObject *self, PyObject *args)
 }
 
 static PyObject *
+tally_watch(PyObject *self, PyObject *noargs)
+{
+    /* Outside a case process only (benchmarks): the profile function on this thread. */
+    if (!installed || block.sealed)
+        return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    PyEval_SetProfile(profile, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 tally_layout(PyObject *self, PyObject *noargs)
 {
     return Py_BuildValue("(KK)", (unsigned long long)(uintptr_t)&block,
@@ -674,6 +684,8 @@ static PyMethodDef methods[] = {
      "hook (once)."},
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
+    {"watch", tally_watch, METH_NOARGS,
+     "watch(): the profile function on this thread, before any seal (benchmarks)."},
     {"hold", tally_hold, METH_O, "hold(bytes): the runner keeps the next case's input in C."},
     {"given", tally_given, METH_VARARGS,
      "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "

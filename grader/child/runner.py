@@ -362,6 +362,9 @@ class Runner:
         # The input goes into the counter's C memory, out of every Python object the case
         # process starts with: code the submission runs at import cannot read it.
         payload = request.pop('payload', None)
+        # Watched (every frame seen once the input is given) only where something is counted.
+        counted = bool(getattr(self.probe, 'COUNTED', False)) and \
+            not (isinstance(payload, dict) and payload.get('count') is False)
         if tally.hold(payload):
             payload = tally.HELD
         job = {'id': request['id'], 'op': request['op'], 'payload': payload,
@@ -371,7 +374,7 @@ class Runner:
                'project': self.paths['project'], 'options': self.options,
                'output_chars': self.output_chars, 'stand_ins': self.stand_ins,
                'runner': os.getpid(), 'module': self.module,
-               'counted': bool(getattr(self.probe, 'COUNTED', False))}
+               'counted': counted}
         read_fd, write_fd = os.pipe()
         pid = _fork()
         if pid == 0:
