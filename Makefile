@@ -11,6 +11,8 @@ BIN    := $(VENV)/bin
 .PHONY: setup demo test quick slow lint matrix bench fixtures clean
 
 $(VENV)/.installed: pyproject.toml setup.py grader/child/_tally.c
+	@# first: the install builds the C search counter (a compiler and Python's headers)
+	@PYTHON=$(PYTHON) scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	@# the distribution was named `grader` before it became search-grader: never both
@@ -22,7 +24,7 @@ $(VENV)/.installed: pyproject.toml setup.py grader/child/_tally.c
 	touch $@
 
 setup: $(VENV)/.installed
-	@scripts/system-deps.sh
+	@PYTHON=$(PYTHON) scripts/system-deps.sh
 
 demo: setup
 	@for folder in examples/*/; do \
