@@ -33,12 +33,6 @@ MEMBER = 'grader/child/_tally.so'
 SLOT = struct.Struct('<8Q')
 HEADER = struct.Struct('<8Q')
 MAGIC = 0x31796c6c61745f
-FLAGS = {
-    1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion', 16: 'generator-recursion',
-    32: 'thread', 64: 'grader-code', 128: 'overflow', 256: 'refused', 512: 'mismatch',
-    1024: 'foreign-caller', 2048: 'outside-run', 4096: 'threads-beside',
-}
-"""The C flags (``FLAG_*`` in :file:`_tally.c`) by name."""
 
 NOT_BUILT = ('the search counter (grader/child/_tally.c) is not built on this machine: no '
              'search is counted and no pruning is credited; install a C compiler and the '
@@ -107,10 +101,6 @@ def load(path):
     _ext.append(module)
     _layout.extend(module.layout())
     return True
-
-
-def loaded():
-    return bool(_ext)
 
 
 def install(leaf=None, owned=(), sanctioned=(), extra_prefixes=()):
@@ -234,8 +224,3 @@ def read(pid):
                       'recursive': recursive, 'flags': sflags, 'closed': bool(closed)})
     return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
             'main_ns': main_ns}
-
-
-def flag_names(flags):
-    """The names of the bits set in ``flags``."""
-    return [name for bit, name in sorted(FLAGS.items()) if flags & bit]

@@ -67,7 +67,8 @@ def ran_submission(reply):
     tally = getattr(reply, 'tally', None)
     if not tally:
         return False
-    return tally['runs'] > 0 or bool(tally['flags'] & (2048 | 1024))
+    return tally['runs'] > 0 or bool({'outside-run', 'foreign-caller'}
+                                     & set(flag_names(tally['flags'])))
 
 
 def flag_names(bits):
