@@ -1,16 +1,18 @@
 """The search counter that the submission cannot reach (runner and case process sides).
 
-The counting itself is C (:file:`_tally.c`): a profile function and an audit
-hook installed in the runner before any student code exists, tallies kept
-in a C block, and that block read by the runner from the *stopped* case
-process (``/proc/PID/mem``) -- never taken from the case's reply, never
-passing through Python code of the case process.  This module only:
+The counting itself is C (:file:`_tally.c`): an audit hook installed in the
+runner before any student code exists, a profile function set in a case
+process when its input is given (:func:`given`), tallies kept in a C block,
+and that block read by the runner from the *stopped* case process
+(``/proc/PID/mem``) -- never taken from the case's reply, never passing
+through Python code of the case process.  This module only:
 
 - finds the compiled extension (shipped in the child archive as
   :data:`MEMBER`, written out by the runner before the uid drop, into a
   folder the submission cannot write) and loads it (:func:`load`);
-- installs it in the runner (:func:`install`) and seals it in each case
-  process (:func:`seal`);
+- installs it in the runner (:func:`install`), keeps each case's input in C
+  (:func:`hold`), seals it in each case process (:func:`seal`) and gives the
+  input there once the module has run (:func:`given`);
 - holds the *trampoline* (:func:`search`): one run of a search is exactly
   the time a frame of its code object runs; probes call the student's
   entry point through it;
@@ -104,7 +106,8 @@ def load(path):
 
 
 def install(leaf=None, owned=(), sanctioned=(), extra_prefixes=()):
-    """Install the counter in the runner: the profile function (this thread), the audit hook.
+    """Install the counter in the runner: the audit hook (the profile function comes with
+    :func:`given`, in a case process).
     ``leaf`` is a code object whose frames are counted as leaves; ``owned`` the grader's code
     objects the submission's code may not call but through one of ``sanctioned`` (the
     counted evaluation, say)."""
@@ -187,6 +190,13 @@ def given(job_payload, watch=True):
 
 HELD = '<held by the counter>'
 """What a job carries instead of an input held in C (:func:`hold`)."""
+
+
+def watch():
+    """Outside any case process (benchmarks): the profile function on this thread, as
+    :func:`given` sets it in a case; refused once sealed."""
+    if _ext:
+        _ext[0].watch()
 
 
 def seal():
