@@ -113,9 +113,9 @@ class EightPuzzle:
         return path
 
 
-def _distances(farthest=22):
-    """Moves to the goal of every state at most ``farthest`` moves away: breadth-first search
-    from the goal (the states further away are rare)."""
+def _distances(farthest=31):
+    """Moves to the goal of every state at most ``farthest`` moves away (31 is every solvable
+    state): breadth-first search from the goal."""
     goal = (1, 2, 3, 4, 5, 6, 7, 8, 0)
     distance = {goal: 0}
     frontier = deque([goal])
