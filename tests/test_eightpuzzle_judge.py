@@ -7,6 +7,7 @@ must and fail what it must.
 """
 import contextlib
 import io
+import shutil
 import types
 
 import pytest
@@ -16,7 +17,11 @@ from grader.exercises import base
 from grader.exercises.eightpuzzle import judge, probe, puzzle
 from grader.judging import evidence
 from grader.sandbox.session import Reply
+from gradertest import ROOT
+from puzzletally import in_sandbox, tally, with_expanded
 from reference import eightpuzzle as reference
+
+REFERENCE = ROOT / 'reference' / 'eightpuzzle.py'
 
 EXERCISE = judge.EXERCISE
 OPTIONS = {'class': 'EightPuzzle', 'entry': 'Astar', 'heuristics': ['Manhattan', 'Hamming']}
@@ -40,42 +45,90 @@ def handled(cls, payload):
 
 # --- probe ------------------------------------------------------------------
 
-def test_probe_counts_expansions_states_and_heuristic_calls_and_puts_the_class_back():
+AGAIN = """
+from eightpuzzle_reference import EightPuzzle as Reference
+
+
+class EightPuzzle(Reference):
+    def FindNextStates(self, state):
+        if isinstance(state, str):
+            state = [int(tile) for tile in state]
+        return super().FindNextStates(list(state))
+
+    def Astar(self, state):
+        self.FindNextStates(state)
+        self.FindNextStates(list(state))
+        self.FindNextStates(''.join(map(str, state)))
+        self.FindNextStates(tuple(state))
+        return super().Astar(state)
+"""
+
+
+@pytest.fixture
+def again(tmp_path):
+    """A module whose search expands its start four times (list, copy, string, tuple)
+    before the reference's A*, and the reference beside it."""
+    folder = tmp_path / 'again'
+    folder.mkdir()
+    shutil.copy(REFERENCE, folder / 'eightpuzzle_reference.py')
+    (folder / 'source.py').write_text(AGAIN)
+    return folder / 'source.py', folder / 'eightpuzzle_reference.py'
+
+
+def test_the_counter_counts_expansions_states_and_heuristic_calls_in_every_run(tmp_path):
     state = [1, 2, 3, 4, 0, 6, 7, 5, 8]
-    before = reference.EightPuzzle.__dict__['FindNextStates']
-    seen = handled(reference.EightPuzzle, {'state': state, 'reps': 2, 'detail': True})
-    counts = seen['expansions']
+    seen, counts = in_sandbox(REFERENCE, {'state': state, 'reps': 2, 'detail': True},
+                              tmp_path / 'box')
     assert counts['reps'] == [counts['method']] * 2 and counts['method'] >= 2
-    assert counts['distinct'] == counts['method'] and counts['intact']
+    assert counts['distinct'] == counts['method'] and counts['intact'], counts['tamper']
     assert counts['heuristics']['Manhattan'] > 0 and counts['heuristics']['Hamming'] == 0
-    assert len(seen['returned']['states']) == 3
-    assert reference.EightPuzzle.__dict__['FindNextStates'] is before
-    assert 'Manhattan' in reference.EightPuzzle.__dict__
+    assert puzzle.as_number(tuple(state)) in counts['expanded']
+    assert len(seen['returned']['states']) == 3 and 'expansions' not in seen
 
 
-def test_probe_tells_a_state_expanded_again():
-    class Again(reference.EightPuzzle):
-        def Astar(self, state):
-            self.FindNextStates(state)
-            self.FindNextStates(list(state))
-            return super().Astar(state)
-
-    counts = handled(Again, {'state': [1, 2, 3, 4, 5, 6, 7, 0, 8], 'detail': True})['expansions']
-    assert counts['method'] == 3 and counts['distinct'] == 1   # the start three times
+def test_the_counter_tells_a_state_expanded_again_in_any_form(again, tmp_path):
+    start = [1, 2, 3, 4, 5, 6, 7, 0, 8]
+    source, beside = again
+    _, counts = in_sandbox(source, {'state': start, 'detail': True}, tmp_path / 'box',
+                           beside=[beside])
+    assert counts['method'] == 5 and counts['distinct'] == 1, counts   # the start five times
+    assert counts['expanded'] == [puzzle.as_number(tuple(start))]
 
 
-def test_probe_without_detail_watches_neither_states_nor_heuristics():
-    counts = handled(reference.EightPuzzle, {'state': [1, 2, 3, 4, 5, 6, 0, 7, 8]})['expansions']
-    assert counts['distinct'] == 0 and counts['heuristics'] == {} and counts['method'] > 0
+GENERATOR = """
+from eightpuzzle_reference import EightPuzzle as Reference
 
 
-def test_a_baseline_request_searches_nothing():
-    class Never(reference.EightPuzzle):
-        def Astar(self, state):
-            raise AssertionError('searched')
+class EightPuzzle(Reference):
+    def FindNextStates(self, state):
+        blank = state.index(0)
+        for move in self.LegalMoves(blank):
+            nextstate = state[:]
+            nextstate[blank], nextstate[blank + move] = nextstate[blank + move], nextstate[blank]
+            yield nextstate
+"""
 
-    seen = handled(Never, {'state': list(puzzle.GOAL), 'reps': 0})
-    assert seen['expansions']['reps'] == [] and seen['returned']['kind'] == 'none'
+
+def test_a_generator_of_next_states_is_counted_once_a_call_not_once_a_state(tmp_path):
+    """An expansion is a call, not each resumption of a generator ``FindNextStates``."""
+    folder = tmp_path / 'generator'
+    folder.mkdir()
+    shutil.copy(REFERENCE, folder / 'eightpuzzle_reference.py')
+    (folder / 'source.py').write_text(GENERATOR)
+    request = {'state': [4, 1, 3, 7, 2, 6, 0, 5, 8], 'detail': True}
+    _, listed = in_sandbox(REFERENCE, request, tmp_path / 'lists')
+    _, generated = in_sandbox(folder / 'source.py', request, tmp_path / 'box',
+                              beside=[folder / 'eightpuzzle_reference.py'])
+    assert generated['intact'], generated['tamper']
+    assert generated['method'] == listed['method'] >= 6
+    assert generated['expanded'] == listed['expanded']
+
+
+def test_a_baseline_request_searches_nothing(tmp_path):
+    never = tmp_path / 'never.py'
+    never.write_text(REFERENCE.read_text() + '\n\nEightPuzzle.Astar = None\n')
+    seen, counts = in_sandbox(never, {'state': list(puzzle.GOAL), 'reps': 0}, tmp_path / 'box')
+    assert counts['reps'] == [] and seen['returned']['kind'] == 'none'
 
 
 def test_probe_reports_the_named_heuristics_values():
@@ -118,13 +171,10 @@ def search_reply(case, expansions, cpu, distinct=None, calls=None, reps=1):
     path = shortest_path(case.input['state'])
     observation = {
         'returned': {'kind': 'path', 'type': 'list', 'length': len(path), 'states': path},
-        'reconstructed': None, 'printed': '',
-        'expansions': {'method': expansions, 'instance': expansions, 'intact': True,
-                       'tamper': [], 'distinct': expansions if distinct is None else distinct,
-                       'reps': [expansions] * reps,
-                       'heuristics': {'Manhattan': 2 * expansions} if calls is None else calls}}
+        'reconstructed': None, 'printed': ''}
     assert EXERCISE.observation_validator.is_valid(observation)
-    return Reply(status='ok', observation=observation, cpu=cpu, wall=cpu, limit=3.0)
+    return Reply(status='ok', observation=observation, cpu=cpu, wall=cpu, limit=3.0,
+                 tally=tally(expansions, [expansions] * reps, distinct, calls))
 
 
 def heuristic_of(outcomes, case):
@@ -160,13 +210,12 @@ def test_expanded_states_no_a_star_expands_fail_the_heuristic_check(cases, setti
     start = tuple(case.input['state'])
     region = puzzle.within_bound(start, case.expected['optimal_length'])
     near = [puzzle.as_number(s) for s in sorted(region)][:40]
-    reply = search_reply(case, 40, 0.1)
-    reply.observation['expansions']['expanded'] = near
+    reply = with_expanded(search_reply(case, 40, 0.1), near)
     assert heuristic_of(EXERCISE.judge(case, [reply], settings), case.name).passed
     some_far = near[:30] + [puzzle.as_number(s) for s in
                             sorted(puzzle.within_bound(start, case.expected['optimal_length'] + 6)
                                    - region)][:10]
-    reply.observation['expansions']['expanded'] = some_far
+    with_expanded(reply, some_far)
     outcome = heuristic_of(EXERCISE.judge(case, [reply], settings), case.name)
     assert not outcome.passed and '10 of them' in outcome.message
     assert all(puzzle.from_number(puzzle.as_number(s)) == s for s in region)
@@ -347,9 +396,9 @@ def test_a_wrong_heuristic_costs_every_heuristic_case_only_when_the_search_uses_
     wrong = values_reply(values_cases, lambda s, m: m + 1)
     outcomes, _ = reviewed(cases, settings, honest(cases), values=(values_cases, wrong))
     assert not any(o.passed for o in outcomes if o.check == 'heuristic')
-    unused = {name: search_reply(cases[name], r.observation['expansions']['method'], r.cpu,
-                                 calls={'Hamming': 3 * r.observation['expansions']['method']},
-                                 reps=len(r.observation['expansions']['reps']))
+    unused = {name: search_reply(cases[name], r.tally['slots'][0]['units'][0], r.cpu,
+                                 calls={'Hamming': 3 * r.tally['slots'][0]['units'][0]},
+                                 reps=len(r.tally['slots']))
               for name, r in honest(cases).items()}
     outcomes, _ = reviewed(cases, settings, unused, values=(values_cases, wrong))
     heuristic = [o for o in outcomes if o.check == 'heuristic']
@@ -418,7 +467,6 @@ def random_observation(rng):
                                                      for _ in range(rng.randrange(0, 30))]])
                            for name in rng.sample(['Manhattan', 'Hamming', 'x'], 2)}}
     states = [state() for _ in range(rng.randrange(0, 12))]
-    method = rng.choice([None, rng.randrange(0, 10 ** 6)])
     return {
         'returned': {'kind': rng.choice(['none', 'false', 'path', 'other']), 'type': 'list',
                      'length': rng.choice([len(states), rng.randrange(0, 10 ** 6)]),
@@ -426,12 +474,23 @@ def random_observation(rng):
         'reconstructed': rng.choice([None, {'states': rng.choice([None, states]),
                                             'calls': rng.randrange(3)}]),
         'printed': rng.choice(['', '123\n456\n780\n', 'x' * 50]),
-        'expansions': {'method': method, 'instance': rng.randrange(0, 10 ** 6),
-                       'intact': rng.random() < 0.9, 'tamper': rng.choice([[], ['settrace']]),
-                       'distinct': rng.randrange(0, 10 ** 6),
-                       'reps': [rng.randrange(0, 10 ** 6) for _ in range(rng.randrange(0, 4))],
-                       'heuristics': {'Manhattan': rng.randrange(0, 10 ** 6)}},
     }
+
+
+def random_tally(rng):
+    """A tally of any shape the runner's reply schema lets through, with odd values."""
+    if rng.random() < 0.1:
+        return None
+    reps = [rng.randrange(0, 10 ** 6) for _ in range(rng.randrange(0, 4))]
+    found = tally(reps=reps or [0], distinct=rng.randrange(0, 10 ** 6),
+                  heuristics={'Manhattan': rng.randrange(0, 10 ** 6)},
+                  expanded=[rng.randrange(0, 876543211) for _ in range(rng.randrange(0, 5))],
+                  flags=rng.choice([0, 0, 1, 8, 64]), process_flags=rng.choice([0, 0, 2048]))
+    if not reps:
+        found.update(runs=0, slots=[])
+    if rng.random() < 0.1:
+        found['runs'] += 1
+    return found
 
 
 def test_no_reply_the_schema_lets_through_makes_the_judge_or_its_review_fail(cases, settings):
@@ -448,7 +507,8 @@ def test_no_reply_the_schema_lets_through_makes_the_judge_or_its_review_fail(cas
                 observation = random_observation(rng)
                 if EXERCISE.observation_validator.is_valid(observation):
                     replies.append(Reply(status='ok', observation=observation,
-                                         cpu=rng.uniform(0, 5), wall=1.0, limit=3.0))
+                                         cpu=rng.uniform(0, 5), wall=1.0, limit=3.0,
+                                         tally=random_tally(rng)))
                 else:
                     replies.append(Reply(status='invalid', error='shape', limit=3.0))
             outcomes += EXERCISE.judge(case, replies, settings)

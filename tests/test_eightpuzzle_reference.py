@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 import yaml
 
+import puzzletally
 from grader import fixtures
 from grader.exercises.eightpuzzle import puzzle
 from reference import eightpuzzle as reference
@@ -322,17 +323,13 @@ def test_printed_path_skips_debugging_output_before_the_path():
 
 # --- judge and probe pieces (synthetic observations, no sandbox) -------------
 
-def observation(states=None, kind="path", rebuilt=None, printed="", method=20, instance=20,
-                distinct=None, reps=None, heuristics=None):
+def observation(states=None, kind="path", rebuilt=None, printed=""):
     states = states or []
     return {"returned": {"kind": kind, "type": "list", "length": len(states), "states": states},
-            "reconstructed": rebuilt, "printed": printed,
-            "expansions": {"method": method, "instance": instance, "intact": True, "tamper": [],
-                           "distinct": method if distinct is None else distinct,
-                           "reps": reps or [method], "heuristics": heuristics or {}}}
+            "reconstructed": rebuilt, "printed": printed}
 
 
-def judged(case_name, obs, policy, status="ok"):
+def judged(case_name, obs, policy, status="ok", counted=None):
     from grader import fixtures as fixture_files
     from grader.exercises.eightpuzzle import judge
     from grader.sandbox.session import Reply
@@ -342,7 +339,8 @@ def judged(case_name, obs, policy, status="ok"):
     if status == "ok":
         assert judge.EXERCISE.observation_validator.is_valid(obs)
     reply = Reply(status=status, observation=obs, wall=0.1, limit=3.0,
-                  error="timed out after 3.00 s of CPU time" if status == "timeout" else "")
+                  error="timed out after 3.00 s of CPU time" if status == "timeout" else "",
+                  tally=puzzletally.tally(20) if counted is None else counted)
     replies = [Reply(status="ok", observation=observation(
         [[1, 2, 3, 4, 5, 6, 7, 0, 8], list(puzzle.GOAL)]), limit=3.0), reply] \
         if "unsolvable" in case.tags else [reply]
@@ -370,7 +368,7 @@ def test_judge_reads_camefrom_then_printed_output(policy):
     assert printed["optimality"].passed and printed["validity"].measured["convention"] == "printed"
 
 
-def test_judge_flags_disagreeing_expansion_counters(policy):
+def test_judge_does_not_trust_a_tally_the_counter_flagged(policy):
     from reference.oracles import puzzle_table as table
     start = next(case for case in yaml.safe_load(FIXTURE.read_text())["cases"]
                  if case["name"] == "length-10")
@@ -378,10 +376,17 @@ def test_judge_flags_disagreeing_expansion_counters(policy):
     path = [state]
     while path[-1] != puzzle.GOAL:
         path.append(min(puzzle.successors(path[-1]), key=lambda s: table.distance(s)))
-    good = judged("length-10", observation([list(s) for s in path], method=20, instance=20), policy)
+    good = judged("length-10", observation([list(s) for s in path]), policy)
     assert good["heuristic"].passed and good["optimality"].passed
-    bad = judged("length-10", observation([list(s) for s in path], method=5, instance=20), policy)
-    assert not bad["heuristic"].passed and "tampered" in bad["heuristic"].message
+    hooked = puzzletally.tally(20, flags=1)          # sys.setprofile tried during the search
+    bad = judged("length-10", observation([list(s) for s in path]), policy, counted=hooked)
+    assert not bad["heuristic"].passed and "profile or trace" in bad["heuristic"].message
+    outside = puzzletally.tally(20, process_flags=2048)   # code ran outside the search
+    bad = judged("length-10", observation([list(s) for s in path]), policy, counted=outside)
+    assert not bad["heuristic"].passed and "outside the search" in bad["heuristic"].message
+    unread = judged("length-10", observation([list(s) for s in path]), policy, counted={})
+    assert not unread["heuristic"].passed and "could not read" in unread["heuristic"].message
+    assert unread["optimality"].passed          # the answer stands without its counts
 
 
 def test_unsolvable_timeout_says_a_slow_search_looks_like_an_endless_one(policy):

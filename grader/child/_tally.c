@@ -24,7 +24,10 @@
  * are the calls of its recursive code objects, whatever their names, files or
  * how they are reached (lambdas, closures, exec'd code, callables in
  * containers, the grader's own functions).  ``calls`` are all the frames
- * started.  ``leaves`` are the frames of the ``leaf`` code object.  Flags say
+ * started.  ``leaves`` are the frames of the ``leaf`` code object.  ``unit``
+ * counts the calls of the submission's functions of each name hold() was given
+ * (the eight puzzle's FindNextStates and heuristics); the first run's calls of
+ * the first name also note the state they were handed (``state``).  Flags say
  * what makes a run's count untrustworthy (see the FLAG_ constants).
  */
 #define PY_SSIZE_T_CLEAN
@@ -41,6 +44,8 @@
 #define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
 #define SLOTS 64
 #define MAX_STACK 200000
+#define UNITS 4                /* functions counted by name (hold()'s units) */
+#define RECORDED 8192          /* states handed to the first unit, in the first run */
 
 /* Flags of a run (slot) or of the whole process (block.flags). */
 #define FLAG_HOOK 1u           /* sys.setprofile / sys.settrace tried */
@@ -59,6 +64,7 @@
 
 typedef struct {
     uint64_t nodes, calls, leaves, max_depth, recursive, flags, closed, spare;
+    uint64_t unit[UNITS];      /* calls of each unit (by name), this run */
 } slot_t;
 
 typedef struct {
@@ -66,9 +72,12 @@ typedef struct {
     uint64_t others_ns;        /* CPU of the other threads from the input given to the last run's end */
     uint64_t main_ns;          /* CPU of this thread over the same time */
     slot_t slot[SLOTS];
+    uint64_t recorded;         /* states noted in state[] (the first run, first unit) */
+    uint64_t unread;           /* calls of the first unit whose state could not be read */
+    uint32_t state[RECORDED];  /* each as the number its nine tiles spell (123456780) */
 } block_t;
 
-static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}};
+static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}, 0, 0, {0}};
 
 typedef struct {
     PyObject *code;            /* strong reference while the run lasts */
@@ -78,6 +87,7 @@ typedef struct {
     uint64_t calls;
     int64_t active;
     unsigned char marked, named, generator, owned, library, sanctioned;
+    unsigned char unit;        /* 1 + the index of its name in units, or 0 */
 } entry_t;
 
 static entry_t *entries = NULL;
@@ -96,6 +106,9 @@ static PyObject *library = NULL;   /* filename prefixes of the standard library 
 static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
 static char *held = NULL;          /* the case's input, held in C until it is given */
 static Py_ssize_t held_length = 0;
+static PyObject *units = NULL;     /* names of the functions counted by name (hold()) */
+static int64_t unit_active[UNITS]; /* frames of each unit running: only the outermost counts */
+static int resume_op = -1;         /* the RESUME opcode (3.11 on), read at install */
 static int given = 0;              /* the input was given: the window is open */
 static int setting = 0;            /* the counter sets its own profile function */
 static struct timespec given_main, given_process;
@@ -222,6 +235,14 @@ entry_of(PyCodeObject *code)
     if (sanction && PySet_Contains(sanction, (PyObject *)code) == 1) e->sanctioned = 1;
     e->library = in_library(code->co_filename);
     if (e->named) entries[e->canon].named = 1;
+    if (units && !e->library && !e->owned) {
+        Py_ssize_t u, n = PyTuple_GET_SIZE(units);
+        for (u = 0; u < n && u < UNITS; u++) {
+            int same = PyUnicode_Compare(code->co_name, PyTuple_GET_ITEM(units, u));
+            if (same == -1 && PyErr_Occurred()) PyErr_Clear();
+            if (same == 0) { e->unit = (unsigned char)(u + 1); break; }
+        }
+    }
     table[s] = idx + 1;
     return idx;
 }
@@ -277,6 +298,110 @@ close_run(void)
     forget_entries();
 }
 
+/* The number a state's nine tiles spell (a list or tuple of nine ints 0..8, or a string of
+ * nine digits, each tile once), or 0.  Exact types only: nothing of the submission runs. */
+static uint32_t
+state_number(PyObject *value)
+{
+    uint32_t number = 0, seen = 0;
+    Py_ssize_t i, n;
+    if (PyUnicode_CheckExact(value)) {
+        if (PyUnicode_GET_LENGTH(value) != 9) return 0;
+        for (i = 0; i < 9; i++) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(value, i);
+            if (c < '0' || c > '8' || (seen & (1u << (c - '0')))) return 0;
+            seen |= 1u << (c - '0');
+            number = number * 10 + (uint32_t)(c - '0');
+        }
+        return number;
+    }
+    if (!PyList_CheckExact(value) && !PyTuple_CheckExact(value)) return 0;
+    n = PySequence_Fast_GET_SIZE(value);
+    if (n != 9) return 0;
+    for (i = 0; i < 9; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(value, i);
+        long tile;
+        if (!PyLong_CheckExact(item)) return 0;
+        tile = PyLong_AsLong(item);
+        if (tile < 0 || tile > 8 || (seen & (1u << tile))) { PyErr_Clear(); return 0; }
+        seen |= 1u << tile;
+        number = number * 10 + (uint32_t)tile;
+    }
+    return number;
+}
+
+/* The value of the frame's argument ``i`` as the call starts (a new reference), or NULL. */
+static PyObject *
+argument(PyFrameObject *frame, PyCodeObject *code, int i)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *names = PyCode_GetVarnames(code), *name, *value = NULL;
+    if (!names) { PyErr_Clear(); return NULL; }
+    if (i >= PyTuple_GET_SIZE(names)) { Py_DECREF(names); return NULL; }
+    name = PyTuple_GET_ITEM(names, i);
+#if PY_VERSION_HEX >= 0x030C0000
+    value = PyFrame_GetVar(frame, name);
+#else
+    {
+        PyObject *locals = PyFrame_GetLocals(frame);
+        if (locals) {
+            value = PyObject_GetItem(locals, name);
+            Py_DECREF(locals);
+        }
+    }
+#endif
+    if (!value) PyErr_Clear();
+    Py_DECREF(names);
+    return value;
+#else
+    PyObject *value = frame->f_localsplus[i];
+    Py_XINCREF(value);
+    return value;
+#endif
+}
+
+/* Whether a generator's frame starts here (its first resumption), not resumes after a yield. */
+static int
+first_entry(PyFrameObject *frame, PyCodeObject *code)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    int lasti = PyFrame_GetLasti(frame), fresh = 0;
+    PyObject *bytes;
+    if (lasti < 0) return 1;
+    bytes = PyCode_GetCode(code);
+    if (!bytes) { PyErr_Clear(); return 0; }
+    /* lasti is the byte offset of the instruction (the frame's f_lasti) */
+    if (PyBytes_Check(bytes) && (Py_ssize_t)lasti + 1 < PyBytes_GET_SIZE(bytes)) {
+        const unsigned char *at = (const unsigned char *)PyBytes_AS_STRING(bytes) + lasti;
+        fresh = resume_op >= 0 && at[0] == resume_op && (at[1] & 3) == 0;
+    }
+    Py_DECREF(bytes);
+    return fresh;
+#else
+    (void)code;
+    return frame->f_lasti < 0;
+#endif
+}
+
+/* The first run's calls of the first unit: the state each was handed (its first argument
+ * that is a state, of the first three), kept in the block. */
+static void
+record(PyFrameObject *frame, PyCodeObject *code)
+{
+    int i, n = code->co_argcount < 3 ? code->co_argcount : 3;
+    uint32_t number = 0;
+    for (i = 0; i < n && !number; i++) {
+        PyObject *value = argument(frame, code, i);
+        if (value) {
+            number = state_number(value);
+            Py_DECREF(value);
+        }
+    }
+    if (!number) block.unread++;
+    else if (block.recorded < RECORDED) block.state[block.recorded++] = number;
+    else block.unread++;
+}
+
 static slot_t *
 current(void)
 {
@@ -307,7 +432,7 @@ push(int canon, int ctx)
 }
 
 static void
-started(PyCodeObject *code)
+started(PyFrameObject *frame, PyCodeObject *code)
 {
     slot_t *slot = current();
     int idx = entry_of(code), canon, i, named, user, generator, ctx;
@@ -325,6 +450,17 @@ started(PyCodeObject *code)
         slot->calls++;
         c->calls++;
         if ((PyObject *)code == leaf) slot->leaves++;
+    }
+    if (entries[idx].unit) {
+        /* A call of a unit, however it is reached: counted when no frame of that unit runs
+         * already (an override that calls the method it overrides is one call), and, for a
+         * generator, when its frame starts, not at every resumption. */
+        int u = entries[idx].unit - 1;
+        if (unit_active[u] == 0 && (!generator || first_entry(frame, code))) {
+            slot->unit[u]++;
+            if (u == 0 && block.runs == 0) record(frame, code);
+        }
+        unit_active[u]++;
     }
     if (c->active > 0) {
         /* Started again while running: every function between its two frames recurs,
@@ -356,6 +492,8 @@ ended(PyCodeObject *code)
     int idx = entry_of(code), canon;
     if (idx < 0) { PyErr_Clear(); return; }
     canon = entries[idx].canon;
+    if (entries[idx].unit && unit_active[entries[idx].unit - 1] > 0)
+        unit_active[entries[idx].unit - 1]--;
     if (depth == 0) { run_flags |= FLAG_MISMATCH; return; }
     if (stack[depth - 1] != canon) run_flags |= FLAG_MISMATCH;
     depth--;
@@ -424,6 +562,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 if (block.runs < SLOTS) memset(&block.slot[block.runs], 0, sizeof(slot_t));
                 running = 1;
                 depth = 0;
+                memset(unit_active, 0, sizeof(unit_active));
                 if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
             }
         } else if (running && depth == 0) {
@@ -433,7 +572,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         return 0;
     }
     if (running) {
-        if (what == PyTrace_CALL) started(code);
+        if (what == PyTrace_CALL) started(frame, code);
         else ended(code);
     } else if (given && what == PyTrace_CALL) {
         outside_run(code);
@@ -577,6 +716,17 @@ tally_install(PyObject *self, PyObject *args)
     if (!trusted) return NULL;
     sanction = PyFrozenSet_New(sanctioned);
     if (!sanction) return NULL;
+    {
+        /* A generator's frame starts at RESUME with an oparg of 0 (3.11 on). */
+        PyObject *opcode = PyImport_ImportModule("opcode"), *opmap, *op;
+        opmap = opcode ? PyObject_GetAttrString(opcode, "opmap") : NULL;
+        op = opmap ? PyMapping_GetItemString(opmap, "RESUME") : NULL;
+        if (op && PyLong_Check(op)) resume_op = (int)PyLong_AsLong(op);
+        Py_XDECREF(op);
+        Py_XDECREF(opmap);
+        Py_XDECREF(opcode);
+        PyErr_Clear();
+    }
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
     installed = 1;
     /* The runner is not the case processes' to read or write (/proc/1/mem). */
@@ -593,6 +743,7 @@ tally_seal(PyObject *self, PyObject *noargs)
     block.pid = (uint64_t)getpid();
     block.runs = 0;
     block.flags = 0;
+    block.recorded = block.unread = 0;
     memset(block.slot, 0, sizeof(block.slot));
     /* The runner reads this process's memory: it must be dumpable again. */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
@@ -600,12 +751,23 @@ tally_seal(PyObject *self, PyObject *noargs)
 }
 
 static PyObject *
-tally_hold(PyObject *self, PyObject *data)
+tally_hold(PyObject *self, PyObject *args)
 {
     /* The runner: the next case's input, kept in C memory only (the case process has it
-     * from the fork, where no Python object of its own refers to it). */
+     * from the fork, where no Python object of its own refers to it); and the names of the
+     * functions whose calls are counted (units), as the runner's probe gives them. */
+    PyObject *data, *names = NULL;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "O|O!", &data, &PyTuple_Type, &names)) return NULL;
     if (!installed || block.sealed || !PyBytes_Check(data))
         return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    if (names) {
+        for (i = 0; i < PyTuple_GET_SIZE(names); i++)
+            if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i)))
+                return PyErr_Format(PyExc_TypeError, "units: a tuple of names");
+        Py_INCREF(names);
+    }
+    Py_XSETREF(units, names);
     free(held);
     held_length = PyBytes_GET_SIZE(data);
     held = malloc(held_length ? held_length : 1);
@@ -686,7 +848,9 @@ static PyMethodDef methods[] = {
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
     {"watch", tally_watch, METH_NOARGS,
      "watch(): the profile function on this thread, before any seal (benchmarks)."},
-    {"hold", tally_hold, METH_O, "hold(bytes): the runner keeps the next case's input in C."},
+    {"hold", tally_hold, METH_VARARGS,
+     "hold(bytes, units=()): the runner keeps the next case's input in C, and the names of "
+     "the functions whose calls are counted."},
     {"given", tally_given, METH_VARARGS,
      "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "
      "frame from now on is seen."},
@@ -705,6 +869,8 @@ PyInit__tally(void)
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     PyModule_AddIntConstant(m, "SLOTS", SLOTS);
+    PyModule_AddIntConstant(m, "UNITS", UNITS);
+    PyModule_AddIntConstant(m, "RECORDED", RECORDED);
     PyModule_AddIntConstant(m, "MAGIC_LOW", (long)(MAGIC & 0x7fffffff));
     return m;
 }

@@ -261,6 +261,9 @@ class Runner:
         # fork, each case process has without writing (and so copying) those pages.
         owned = frozenset().union(*(tally.codes_of(module) for module in
                                     (self.probe, *getattr(self.probe, 'OWNED', ()))))
+        # The functions counted one by one, named here, before any student code runs.
+        self.units = tuple(self.probe.units(self.options)) if hasattr(self.probe, 'units') \
+            else ()
         tally.install(leaf=getattr(self.probe, 'LEAF', None), owned=owned,
                       sanctioned=getattr(self.probe, 'SANCTIONED', ()), extra_prefixes=[counter])
         # Every object so far goes to the collector's permanent generation: a case
@@ -365,7 +368,7 @@ class Runner:
         # Watched (every frame seen once the input is given) only where something is counted.
         counted = bool(getattr(self.probe, 'COUNTED', False)) and \
             not (isinstance(payload, dict) and payload.get('count') is False)
-        if tally.hold(payload):
+        if tally.hold(payload, self.units if counted else ()):
             payload = tally.HELD
         job = {'id': request['id'], 'op': request['op'], 'payload': payload,
                'limit': request.get('limit', 5.0), 'wall': request.get('wall', 20.0),

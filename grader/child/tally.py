@@ -32,7 +32,10 @@ from json import loads as _loads
 
 MEMBER = 'grader/child/_tally.so'
 """Where the child archive holds the compiled extension."""
-SLOT = struct.Struct('<8Q')
+SLOT = struct.Struct('<12Q')
+UNITS = 4
+"""Functions counted by name (``_tally.c``'s ``UNITS``)."""
+RECORDS = struct.Struct('<2Q')
 HEADER = struct.Struct('<8Q')
 MAGIC = 0x31796c6c61745f
 
@@ -168,13 +171,15 @@ def library():
     return tuple(sorted(found)) + ('<frozen ',)
 
 
-def hold(payload):
+def hold(payload, units=()):
     """The runner, before it forks a case: keep the case's input in C memory only, where the
     submission's code cannot read it before :func:`given` (False without the extension: the
-    input then travels in the job)."""
+    input then travels in the job).  ``units`` names the functions whose calls the case
+    counts one by one (at most :data:`UNITS`; the first one's states are noted too)."""
     if not _ext or payload is None:
         return False
-    _ext[0].hold(_dumps(payload, separators=(',', ':')).encode())
+    _ext[0].hold(_dumps(payload, separators=(',', ':')).encode(),
+                 tuple(str(name) for name in units)[:UNITS])
     return True
 
 
@@ -209,7 +214,10 @@ def read(pid):
     """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots', 'others_ns',
     'main_ns'}`` (the CPU of the other threads, and of this one, from the input given to the
     last run's end) where each slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive',
-    'flags', 'closed'}``; None when nothing can be read."""
+    'flags', 'closed', 'units'}`` (``units``: the calls of each function :func:`hold` named,
+    in its order), with ``states`` (the states the first run handed the first of them, each
+    as the number its tiles spell, in call order) and ``unread`` (its calls whose state could
+    not be read); None when nothing can be read."""
     if not _layout:
         return None
     address, size = _layout
@@ -227,10 +235,16 @@ def read(pid):
     if magic != MAGIC or not sealed:
         return None
     slots = []
-    for i in range(min(runs, (size - HEADER.size) // SLOT.size)):
-        nodes, calls, leaves, depth, recursive, sflags, closed, _ = SLOT.unpack_from(
+    count = _ext[0].SLOTS
+    for i in range(min(runs, count)):
+        nodes, calls, leaves, depth, recursive, sflags, closed, _, *units = SLOT.unpack_from(
             data, HEADER.size + i * SLOT.size)
         slots.append({'nodes': nodes, 'calls': calls, 'leaves': leaves, 'depth': depth,
-                      'recursive': recursive, 'flags': sflags, 'closed': bool(closed)})
+                      'recursive': recursive, 'flags': sflags, 'closed': bool(closed),
+                      'units': units})
+    at = HEADER.size + count * SLOT.size
+    recorded, unread = RECORDS.unpack_from(data, at)
+    recorded = min(recorded, _ext[0].RECORDED)
+    states = list(struct.unpack_from(f'<{recorded}I', data, at + RECORDS.size))
     return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
-            'main_ns': main_ns}
+            'main_ns': main_ns, 'states': states, 'unread': unread}

@@ -74,6 +74,7 @@ from collections import Counter
 
 from grader.exercises import base
 from grader.exercises.eightpuzzle import puzzle
+from grader.exercises.eightpuzzle.counts import expansions as counted_expansions
 from grader.judging import evidence, feedback, review, shapes
 
 STATE = {'type': ['array', 'null'], 'items': {'type': 'integer', 'minimum': 0, 'maximum': 8},
@@ -83,7 +84,7 @@ NAMED = ('Manhattan', 'Hamming')
 """The heuristics the handout names, checked by value (``options.heuristics`` in grading.yaml)."""
 SEARCH = {
     'type': 'object',
-    'required': ['returned', 'reconstructed', 'printed', 'expansions'],
+    'required': ['returned', 'reconstructed', 'printed'],
     'additionalProperties': False,
     'properties': {
         'returned': {'type': 'object', 'required': ['kind', 'type', 'length', 'states'],
@@ -100,22 +101,6 @@ SEARCH = {
                                          'maxItems': 400},
                               'calls': COUNT}},
         'printed': shapes.TEXT,
-        'expansions': {'type': 'object',
-                       'required': ['method', 'instance', 'intact', 'tamper', 'distinct', 'reps',
-                                    'heuristics'],
-                       'additionalProperties': False,
-                       'properties': {
-                           'method': {'type': ['integer', 'null'], 'minimum': 0,
-                                      'maximum': 10 ** 12},
-                           'instance': COUNT, 'intact': {'type': 'boolean'},
-                           'tamper': {'type': 'array', 'items': shapes.NAME, 'maxItems': 20},
-                           'distinct': COUNT,
-                           'reps': {'type': 'array', 'items': COUNT, 'maxItems': 16},
-                           'heuristics': {'type': 'object', 'maxProperties': 8,
-                                          'additionalProperties': COUNT},
-                           'expanded': {'type': 'array', 'maxItems': 5000,
-                                        'items': {'type': 'integer', 'minimum': 0,
-                                                  'maximum': 876543210}}}},
     },
 }
 VALUE = {'type': ['number', 'null'], 'minimum': -10 ** 6, 'maximum': 10 ** 6}
@@ -432,6 +417,9 @@ class EightPuzzle(base.Exercise):
         if not searched(reply):
             return note.fail(checks, 'the reply of the search did not have the expected shape',
                              kind='invalid reply')
+        # The counts are the C counter's, read from outside the case process; never the reply's.
+        reply.observation['expansions'] = counted_expansions(
+            reply, self.child_options(settings)['heuristics'])
         attempt = Attempt(case, reply, note)
         judges = {'validity': judge_validity, 'optimality': judge_length, 'hard': judge_length,
                   'timeouts': judge_time, 'heuristic': judge_heuristic}
@@ -740,15 +728,8 @@ def nothing_returned(obs):
 
 
 def tamper_reasons(counts):
-    """How the counting instrument was interfered with, as phrases (none: intact)."""
-    reasons = []
-    if not counts['intact']:
-        reasons.append('a wrapped method was re-bound during the search')
-    if counts['tamper']:
-        reasons.append('called ' + ', '.join(f'sys.{n}' for n in counts['tamper']))
-    if counts['method'] is not None and counts['instance'] > counts['method']:
-        reasons.append('the two counters disagree')
-    return reasons
+    """Why the counter's tallies cannot be trusted, as phrases (none: intact)."""
+    return list(counts['tamper']) or ([] if counts['intact'] else ['the counts were not kept'])
 
 
 def judge_heuristic(check, attempt, settings):

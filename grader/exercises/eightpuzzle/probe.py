@@ -6,52 +6,37 @@ Requests (from the judge)::
     {"op": "heuristics", "states": [[9 ints], ...]}
 
 For a search the probe makes a fresh ``EightPuzzle()`` and calls
-``Astar(state)``, ``reps`` times in a row (each time with a fresh object
-and a fresh copy of the start; 0 makes no call at all: the parent times
-such a request to learn what a case costs besides the search), with these
-methods instrumented:
+``Astar(state)`` through the C counter's trampoline
+(:func:`grader.child.tally.search`), ``reps`` times in a row (each time with
+a fresh object and a fresh copy of the start; 0 makes no call at all: the
+parent times such a request to learn what a case costs besides the search).
+Nothing of the count is in the reply.  The counter (:file:`grader/child/_tally.c`)
+counts, in C, every call of the submission's functions named by :func:`units`:
+``FindNextStates`` (every call is one expansion, however it is reached) and
+the heuristics the handout names (``Manhattan``, ``Hamming``; option
+``heuristics``), so the judge knows which of them the search used; and it
+notes the state each of the first run's ``FindNextStates`` calls was handed,
+so the judge can tell which states were expanded, not only how many.  The
+runner reads those tallies from the stopped case process; the judge turns
+them into expansions (:mod:`grader.exercises.eightpuzzle.counts`).
 
-- ``FindNextStates``: every call is one expansion.  It is counted twice: by
-  a wrapper on the class (``method``: every call of the method however it is
-  reached, ``self.FindNextStates`` or ``EightPuzzle.FindNextStates``) and by
-  a wrapper on the instance (``instance``: the calls through
-  ``self.FindNextStates``, which go on through the class wrapper).  So
-  ``instance <= method`` unless a wrapper was re-bound; both are put back
-  after the call.  With ``detail``, the class wrapper also notes the state
-  it was given: ``distinct`` is how many different states were expanded
-  (an A* with a closed list expands each state once), and ``expanded``
-  lists them (up to :data:`MAX_EXPANDED`, each as the int its nine tiles
-  spell, in no particular order), so the judge can tell which states the
-  search expanded, not only how many.
-- with ``detail``, the heuristics the handout names (``Manhattan``,
-  ``Hamming``; option ``heuristics``): calls counted by a wrapper on the
-  class, so the judge knows which of them the search used.  (Without
-  ``detail`` neither is watched: a long search pays nothing for them.)
-- ``ReconstructPath``: when the search calls it, the ``camefrom`` mapping it
-  receives is read there and then, and the path is rebuilt from the goal back
-  to the start (the handout's ``ReconstructPath`` prints the path and returns
-  None, so this is where its answer is).
+``ReconstructPath``: when the search calls it (through the object), the
+``camefrom`` mapping it receives is read there and then, and the path is
+rebuilt from the goal back to the start (the handout's ``ReconstructPath``
+prints the path and returns None, so this is where its answer is).
 
-Observation of a search::
+Observation of a search (the first run's)::
 
     {"returned": {"kind": "none"|"false"|"path"|"other", "type": str,
                   "length": int, "states": [[9 ints] | null, ...]},
      "reconstructed": {"states": [[9 ints], ...] | null, "calls": int} | null,
-     "printed": str,
-     "expansions": {"method": int | null, "instance": int, "intact": bool,
-                    "tamper": [names], "distinct": int, "reps": [int, ...],
-                    "heuristics": {name: int}, "expanded": [int, ...]}}
+     "printed": str}
 
-Everything but ``reps`` describes the first run; ``reps`` holds each run's
-count of expansions.  ``states`` are capped at :data:`MAX_STATES`
-(``length`` is the true length); an item that is not a state (nine ints
-0..8, or a string of nine digits) is null.  ``printed`` is the end of what
-the first run printed (the last :data:`MAX_PRINTED` characters, where a
-printed path ends); the judge reads a path from it only when neither of the
-other two conventions gave one.  ``method`` is null when ``FindNextStates``
-is not a plain function of the class (then only the instance wrapper
-counts).  ``tamper`` lists attempts to reach ``sys.settrace`` and friends
-during the call.
+``states`` are capped at :data:`MAX_STATES` (``length`` is the true length);
+an item that is not a state (nine ints 0..8, or a string of nine digits) is
+null.  ``printed`` is the end of what the first run printed (the last
+:data:`MAX_PRINTED` characters, where a printed path ends); the judge reads a
+path from it only when neither of the other two conventions gave one.
 
 With ``op: heuristics`` the probe calls each named heuristic of a fresh
 ``EightPuzzle()`` on every state and reports the numbers::
@@ -60,15 +45,8 @@ With ``op: heuristics`` the probe calls each named heuristic of a fresh
 
 (null for a method the class does not have, or for a call that raised or
 did not return a number).
-
-Wrappers rather than a trace hook: a trace hook slows a search down 2.5
-times (every Python call pays for it), which would eat the time limits.
-Every count is a claim made in the submission's process: the judge
-confirms it with the CPU time the parent measures.
 """
-import types
-
-from grader.child import values
+from grader.child import tally, values
 
 MAX_STATES = 400
 MAX_PRINTED = 20000
@@ -141,86 +119,18 @@ def rebuild(camefrom, current, key_of):
     return path
 
 
-def plain_function(cls, name):
-    """``(function, owned)`` if ``name`` is a plain function on ``cls`` (own or inherited)."""
-    for klass in type.__getattribute__(cls, '__mro__'):
-        found = type.__getattribute__(klass, '__dict__').get(name)
-        if found is not None:
-            return (found, klass is cls) if isinstance(found, types.FunctionType) else (None, False)
-    return None, False
-
-
 HEURISTICS = ('Manhattan', 'Hamming')
 MAX_REPS = 16
-MAX_EXPANDED = 5000
-"""Expanded states reported, at most (an A* with the Hamming distance expands up to 4,200 on
-the starts of the heuristic check)."""
 LARGEST = 10 ** 6
 """A heuristic value beyond this is reported as not a number (no state is that far away)."""
+COUNTED = True
+"""Searches are counted by the C counter (:mod:`grader.child.tally`)."""
 
 
-def _state_key(state):
-    """A copy of a state handed to FindNextStates to tell states apart (None if it is not a
-    list, tuple or str)."""
-    kind = type(state)
-    if kind is list or kind is tuple:
-        return tuple(state)
-    return state if kind is str else None
-
-
-def _numbers(states):
-    """Up to :data:`MAX_EXPANDED` of ``states`` that are states (nine tiles 0..8, each once),
-    each as the int its tiles spell (``123456780``)."""
-    found = []
-    for key in states:
-        tiles = [int(c) for c in key] if type(key) is str and key.isdigit() else key
-        if type(tiles) in (list, tuple) and len(tiles) == 9 and \
-                all(type(t) is int for t in tiles) and sorted(tiles) == list(range(9)):
-            number = 0
-            for tile in tiles:
-                number = number * 10 + tile
-            found.append(number)
-            if len(found) == MAX_EXPANDED:
-                break
-    return found
-
-
-class _Unread:
-    """Stands for a state that cannot be told apart from others: counted as a new one."""
-
-
-class _Counted:
-    """A counting wrapper put on the class in place of one of its plain functions."""
-
-    def __init__(self, cls, name, note=None):
-        self.cls, self.name, self.note = cls, name, note
-        self.original, self.owned = plain_function(cls, name)
-        self.calls = 0
-        if self.original is None:
-            self.wrapper = None
-            return
-        original, counted = self.original, self
-
-        def wrapper(self, *args, **kwargs):
-            counted.calls += 1
-            if counted.note is not None and args:
-                counted.note(args[0])
-            return original(self, *args, **kwargs)
-
-        self.wrapper = wrapper
-        setattr(cls, name, wrapper)
-
-    def in_place(self):
-        return self.wrapper is None or \
-            type.__getattribute__(self.cls, '__dict__').get(self.name) is self.wrapper
-
-    def restore(self):
-        if self.wrapper is None:
-            return
-        if self.owned:
-            setattr(self.cls, self.name, self.original)
-        else:
-            delattr(self.cls, self.name)
+def units(options):
+    """The functions whose calls the counter counts one by one, by name: ``FindNextStates``
+    (the expansions; the states it is handed are noted too), then the named heuristics."""
+    return (options.get('expand', 'FindNextStates'), *options.get('heuristics', HEURISTICS))
 
 
 def handle(module, payload, options, ctx):
@@ -229,93 +139,66 @@ def handle(module, payload, options, ctx):
         return heuristic_values(cls, payload, options)
     start = [int(tile) for tile in payload['state']]
     reps = max(0, min(MAX_REPS, int(payload.get('reps', 1))))
-    detail = bool(payload.get('detail'))
-    expanded, unread = set(), [0]
-
-    def note(state):
-        try:
-            expanded.add(_state_key(state) or _Unread())
-        except Exception:  # noqa: BLE001 - items that cannot be hashed: a state of its own
-            unread[0] += 1
-
-    expand = _Counted(cls, options.get('expand', 'FindNextStates'), note if detail else None)
-    heuristics = [_Counted(cls, name) for name in options.get('heuristics', HEURISTICS)] \
-        if detail else []
-    observation = {'returned': read_returned(None), 'reconstructed': None, 'printed': '',
-                   'expansions': {'method': 0 if expand.wrapper is not None else None,
-                                  'instance': 0, 'intact': True, 'tamper': [], 'distinct': 0,
-                                  'reps': [], 'heuristics': {}}}
-    try:
-        for rep in range(reps):
-            expand.calls = 0
-            expanded.clear()
-            unread[0] = 0
-            for counted in heuristics:
-                counted.calls = 0
-            run = _search(cls, list(start), options, ctx)
-            intact = run['intact'] and expand.in_place() and all(h.in_place() for h in heuristics)
-            counts = observation['expansions']
-            method = expand.calls if expand.wrapper is not None else None
-            counts['reps'].append(method if method is not None else run['instance'])
-            counts['intact'] = counts['intact'] and intact
-            if rep == 0:
-                observation.update(returned=run['returned'], reconstructed=run['reconstructed'],
-                                   printed=ctx.output()[-MAX_PRINTED:])
-                counts.update(method=method, instance=run['instance'],
-                              distinct=len(expanded) + unread[0],
-                              heuristics={h.name: h.calls for h in heuristics
-                                          if h.wrapper is not None})
-                if detail:
-                    counts['expanded'] = _numbers(expanded)
-    finally:
-        expand.restore()
-        for counted in heuristics:
-            counted.restore()
+    observation = {'returned': read_returned(None), 'reconstructed': None, 'printed': ''}
+    for rep in range(reps):
+        run = _search(cls, list(start), options)
+        if rep == 0:
+            observation.update(returned=run['returned'], reconstructed=run['reconstructed'],
+                               printed=ctx.output()[-MAX_PRINTED:])
     return observation
 
 
-def _search(cls, start, options, ctx):
-    """One ``Astar(start)`` on a fresh object, with the instance wrappers: what it answered."""
-    expand_name = options.get('expand', 'FindNextStates')
-    reconstruct_name = options.get('reconstruct', 'ReconstructPath')
-    captured = {'states': None, 'calls': 0}
-    counts = {'instance': 0}
-    game = cls()
-    expand = getattr(game, expand_name, None)
-    reconstruct = getattr(game, reconstruct_name, None)
+class _Reconstruct:
+    """Put on the instance in place of ``ReconstructPath``: reads the ``camefrom`` mapping it
+    is given there and then (the handout's ``ReconstructPath`` prints the path and returns
+    None), and goes on to the student's method.  Grader code the search may call
+    (:data:`SANCTIONED`)."""
 
-    def key_of(state):
-        converter = getattr(game, 'ListToString', None)
+    def __init__(self, game, original):
+        self.game, self.original = game, original
+        self.captured = {'states': None, 'calls': 0}
+
+    def __call__(self, camefrom, current, *args, **kwargs):
+        self.captured['calls'] += 1
+        goal = read_state(current) or read_state(getattr(self.game, 'targetstate', None)) \
+            or [1, 2, 3, 4, 5, 6, 7, 8, 0]
+        self.captured['states'] = rebuild(camefrom, goal, self.key_of)
+        return self.original(camefrom, current, *args, **kwargs)
+
+    def key_of(self, state):
+        converter = getattr(self.game, 'ListToString', None)
         try:
             return converter(list(state)) if callable(converter) else None
         except Exception:  # noqa: BLE001 - the student's helper; other key forms are tried
             return None
 
-    def instance_expand(*args, **kwargs):
-        counts['instance'] += 1
-        return expand(*args, **kwargs)
 
-    def capturing_reconstruct(camefrom, current, *args, **kwargs):
-        captured['calls'] += 1
-        goal = read_state(current) or read_state(getattr(game, 'targetstate', None)) \
-            or [1, 2, 3, 4, 5, 6, 7, 8, 0]
-        captured['states'] = rebuild(camefrom, goal, key_of)
-        return reconstruct(camefrom, current, *args, **kwargs)
+SANCTIONED = frozenset({_Reconstruct.__call__.__code__})
+"""The grader's code that the search calls (through ``self.ReconstructPath``)."""
 
-    patched = []
-    for name, bound, wrapper in ((expand_name, expand, instance_expand),
-                                 (reconstruct_name, reconstruct, capturing_reconstruct)):
-        if callable(bound):
-            try:
-                setattr(game, name, wrapper)
-                patched.append((name, wrapper))
-            except (AttributeError, TypeError):  # __slots__: the class wrapper still counts
-                pass
-    result = getattr(game, options.get('entry', 'Astar'))(start)
-    intact = all(getattr(game, name, None) is wrapper for name, wrapper in patched)
+
+def _search(cls, start, options):
+    """One counted run of :func:`_one_search`: what ``Astar(start)`` answered."""
+    capture = []
+    result = tally.search(_one_search, cls, start, options, capture)
+    captured = capture[0].captured if capture else {'calls': 0}
     return {'returned': read_returned(result),
-            'reconstructed': captured if captured['calls'] else None,
-            'instance': counts['instance'], 'intact': intact}
+            'reconstructed': captured if captured['calls'] else None}
+
+
+def _one_search(cls, start, options, capture):
+    """``Astar(start)`` on a fresh object (made inside the run: its ``__init__`` is the
+    submission's code too), with ``ReconstructPath`` read on the object."""
+    game = cls()
+    name = options.get('reconstruct', 'ReconstructPath')
+    original = getattr(game, name, None)
+    if callable(original):
+        try:
+            setattr(game, name, _Reconstruct(game, original))
+            capture.append(getattr(game, name))
+        except (AttributeError, TypeError):  # __slots__: the path is read from what it returns
+            pass
+    return getattr(game, options.get('entry', 'Astar'))(start)
 
 
 def heuristic_values(cls, payload, options):
