@@ -270,6 +270,47 @@ def test_the_runner_reads_only_a_whole_sane_mark(data, total, expected):
     assert runner.replied(b'mark 0.003\n{"id": 1}\n') is True
 
 
+MEMORY_ROUTES = """
+import sys
+
+
+def memory_routes():
+    found = [name for name in ('ctypes', '_ctypes', 'pyseccomp', '_cffi_backend')
+             if name in sys.modules]
+    seen, todo = set(), [object]
+    while todo:
+        for sub in type.__subclasses__(todo.pop()):
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+    found += sorted({'class of ' + c.__module__ for c in seen
+                     if c.__module__ in ('ctypes', '_ctypes')})
+    for name in ('ctypes', '_ctypes', 'ctypes.util', '_testcapi', '_testinternalcapi'):
+        try:
+            __import__(name)
+            found.append('import ' + name)
+        except BaseException:
+            pass
+    return found
+"""
+
+
+def test_a_case_process_has_no_route_to_its_own_memory(tmp_path):
+    """ctypes, once loaded, reads and writes any memory with no audit event (``ctypes.cast``):
+    the counter's tallies with it.  The runner loads no ctypes (its layers go through the
+    counter's extension), so a case process finds none: not in ``sys.modules``, not among
+    the classes alive, and it cannot import it (nor ``_ctypes`` or the C test modules)."""
+    from grader.child import tally
+    if not tally.loaded() and not tally.load(None):
+        pytest.skip(tally.NOT_BUILT)
+    folder = tmp_path / 'sub'
+    folder.mkdir()
+    (folder / 'tictactoe.py').write_text(MEMORY_ROUTES)
+    with Session(folder, 'tictactoe.py', 'grader.child.selftest', isolation=ISOLATION) as box:
+        assert box.start().ok
+        assert value(box.call({'function': 'memory_routes'}, 10)) == []
+
+
 def test_the_case_filter_compiled_once_is_what_libseccomp_builds_for_each_pid():
     """Each case loads the runner's compiled filter with its pid written in: byte for byte
     the program libseccomp builds for that pid (so the cache changes nothing of the layer)."""

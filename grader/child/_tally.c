@@ -36,6 +36,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <errno.h>
 #include <limits.h>
 #include <time.h>
 #include <unistd.h>
@@ -646,6 +649,27 @@ foreign_extension(PyObject *filename)
     return 1;
 }
 
+/* Modules that give Python code the process's memory (ctypes.cast and its pointers raise no
+ * audit event), or C test hooks: never imported once sealed. */
+static int
+raw_memory(PyObject *name)
+{
+    static const char *refused[] = {"ctypes", "_ctypes", "_ctypes_test", "cffi", "_cffi_backend",
+                                    "_testcapi", "_testinternalcapi", "_testbuffer",
+                                    "_testmultiphase", "_testsinglephase", "_testimportmultiple",
+                                    "_xxtestfuzz", NULL};
+    const char *text;
+    size_t i;
+    if (!PyUnicode_Check(name)) return 0;
+    text = PyUnicode_AsUTF8(name);
+    if (!text) { PyErr_Clear(); return 1; }
+    for (i = 0; refused[i]; i++) {
+        size_t n = strlen(refused[i]);
+        if (strncmp(text, refused[i], n) == 0 && (text[n] == '\0' || text[n] == '.')) return 1;
+    }
+    return 0;
+}
+
 static int
 audit(const char *event, PyObject *args, void *data)
 {
@@ -682,6 +706,9 @@ audit(const char *event, PyObject *args, void *data)
     }
     if (strcmp(event, "os.symlink") == 0 || strcmp(event, "os.link") == 0)
         return refuse("making links");
+    if (strcmp(event, "import") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&
+        raw_memory(PyTuple_GET_ITEM(args, 0)))
+        return refuse("a module that reads and writes the process's memory");
     if (strcmp(event, "import") == 0 && PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 1) {
         if (foreign_extension(PyTuple_GET_ITEM(args, 1)))
             return refuse("an extension module of the submission");
@@ -826,6 +853,41 @@ tally_watch(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+/* --- the sandbox's own system calls (no ctypes in a process that forks case processes) --- */
+
+static PyObject *
+tally_prctl(PyObject *self, PyObject *args)
+{
+    /* The runner, and a case process before its seal: prctl(option, value, 0, 0, 0).  With
+     * this the sandbox needs no ctypes, which once loaded would let any code in the process
+     * read and write any memory (ctypes.cast raises no audit event). */
+    int option;
+    unsigned long value;
+    if (!PyArg_ParseTuple(args, "ik", &option, &value)) return NULL;
+    if (block.sealed) return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    if (prctl(option, value, 0, 0, 0) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+tally_filter(PyObject *self, PyObject *program)
+{
+    /* The runner, and a case process before its seal: load a seccomp filter (a BPF program
+     * of 8-byte instructions, as libseccomp exports it), as libseccomp's seccomp_load does
+     * (no-new-privileges must be set already). */
+    struct sock_fprog fprog;
+    if (block.sealed) return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    if (!PyBytes_Check(program) || PyBytes_GET_SIZE(program) == 0 ||
+        PyBytes_GET_SIZE(program) % sizeof(struct sock_filter) != 0 ||
+        PyBytes_GET_SIZE(program) / sizeof(struct sock_filter) > 0xFFFF)
+        return PyErr_Format(PyExc_ValueError, "a BPF program: bytes, 8 per instruction");
+    fprog.len = (unsigned short)(PyBytes_GET_SIZE(program) / sizeof(struct sock_filter));
+    fprog.filter = (struct sock_filter *)PyBytes_AS_STRING(program);
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0)
+        return PyErr_SetFromErrno(PyExc_OSError);
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 tally_layout(PyObject *self, PyObject *noargs)
 {
@@ -855,6 +917,10 @@ static PyMethodDef methods[] = {
      "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "
      "frame from now on is seen."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
+    {"prctl", tally_prctl, METH_VARARGS,
+     "prctl(option, value): prctl(option, value, 0, 0, 0), until the seal."},
+    {"filter", tally_filter, METH_O,
+     "filter(program): load a seccomp BPF program (bytes), until the seal."},
     {NULL, NULL, 0, NULL}
 };
 

@@ -31,6 +31,7 @@ case process (stacked on the runner's)
 A layer that was requested but cannot be applied raises :class:`LayerFailed`:
 the runner then refuses to execute student code (fail closed).
 """
+import base64
 import errno
 import importlib
 import os
@@ -38,6 +39,8 @@ import resource
 import signal
 import sys
 import types
+
+from grader.child import tally
 
 MIB = 1024 * 1024
 PR_SET_PDEATHSIG = 1
@@ -104,8 +107,22 @@ def apply_rlimits(limits, unprivileged):
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
+def _prctl(option, value):
+    """``prctl(option, value, 0, 0, 0)``: through the search counter's extension when it is
+    loaded, so the runner never loads ctypes (which would hand every case process's code
+    the whole memory of its process: ``ctypes.cast`` raises no audit event); else through
+    the C library (ctypes).  Raises OSError."""
+    if tally.loaded():
+        tally.prctl(option, value)
+        return
+    import ctypes  # ctypes is slow to import: only where a layer needs it
+    if _libc().prctl(option, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
 def _libc():
-    """The C library (loaded once per process: a case process uses the runner's)."""
+    """The C library (loaded once per process: a case process uses the runner's); only
+    without the counter's extension (:func:`_prctl`)."""
     if not _LIBC:
         import ctypes  # ctypes is slow to import: only where a layer needs it
         _LIBC.append(ctypes.CDLL('libc.so.6', use_errno=True))
@@ -127,23 +144,22 @@ def die_with_parent(parent):
     if not sys.platform.startswith('linux'):
         return
     try:
-        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:
         os._exit(0)
 
 
-def no_new_privs(libc=None):
+def no_new_privs():
     """``prctl(PR_SET_NO_NEW_PRIVS, 1)``: no exec can ever grant privileges again;
     and ``PR_SET_DUMPABLE`` 0: no process without ``CAP_SYS_PTRACE`` may trace
     this one or open its memory (the case processes share its uid)."""
-    import ctypes  # ctypes is slow to import: only where a layer needs it
-    libc = libc or _libc()
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise LayerFailed(f'no_new_privs: {os.strerror(ctypes.get_errno())}')
-    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
-        raise LayerFailed(f'not dumpable: {os.strerror(ctypes.get_errno())}')
+    for option, what in ((PR_SET_NO_NEW_PRIVS, 'no_new_privs'), (PR_SET_DUMPABLE, 'not dumpable')):
+        try:
+            _prctl(option, 1 if option == PR_SET_NO_NEW_PRIVS else 0)
+        except OSError as exc:
+            raise LayerFailed(f'{what}: {exc.strerror or exc}') from None
 
 
 def drop_uid(uid, gid):
@@ -260,6 +276,15 @@ class CaseFilter:
 
     SENTINELS = (0x3FFFFFF1, 0x3FFFFFF2)
 
+    @classmethod
+    def compiled(cls, program, slots):
+        """The filter from a program compiled elsewhere (:func:`compile_programs`, in the
+        grader's process) and its pid slots: loaded through the counter's extension, with
+        neither libseccomp nor ctypes in this process."""
+        found = cls.__new__(cls)
+        found.seccomp, found.program, found.slots = None, program, tuple(slots)
+        return found
+
     def __init__(self, seccomp):
         self.seccomp = seccomp
         self.program, self.slots = None, ()
@@ -287,12 +312,30 @@ class CaseFilter:
         if self.program is None:
             case_rules(self.seccomp, pid).load()
             return
+        if self.seccomp is None:        # compiled elsewhere: no ctypes here
+            tally.filter(self.program_for(pid))
+            return
         import ctypes  # loaded by the runner already (no_new_privs)
         program = self.program_for(pid)
         code = ctypes.create_string_buffer(program, len(program))
         fprog = self.fprog(len(program) // 8, ctypes.addressof(code))
         if self.libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0):
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def compile_programs():
+    """The seccomp programs of a sandbox, compiled where ctypes and libseccomp may be loaded
+    (the grader's own process): ``{'runner': bytes, 'case': bytes, 'slots': offsets}``, the
+    case program with the first of :data:`CaseFilter.SENTINELS` where each case writes its
+    pid; None when they cannot be compiled so (the runner then compiles them itself)."""
+    try:
+        seccomp = _load_pyseccomp()
+        first, second = (_bpf(case_rules(seccomp, pid)) for pid in CaseFilter.SENTINELS)
+        slots = _slots(first, second, CaseFilter.SENTINELS)
+        runner = _bpf(seccomp_rules(seccomp))
+    except (ImportError, OSError, ValueError, RuntimeError):
+        return None
+    return {'runner': runner, 'case': first, 'slots': list(slots)} if slots and runner else None
 
 
 def _bpf(rules):
@@ -469,23 +512,44 @@ def apply_runner(layers):
     if 'rlimits' in layers:
         apply_rlimits(layers['rlimits'], unprivileged=bool(uid) or os.geteuid() != 0)
         applied.append('rlimits')
-    seccomp = _load_pyseccomp() if 'seccomp' in layers else None
-    libc = _libc() if sys.platform.startswith('linux') else None
+    programs = _programs(layers.get('seccomp'))
+    seccomp = _load_pyseccomp() if 'seccomp' in layers and programs is None else None
+    if not tally.loaded() and sys.platform.startswith('linux'):
+        _libc()         # loaded before the uid drop
     if uid:
         drop_uid(uid['uid'], uid['gid'])
         die_with_parent(parent)
         if 'rlimits' in layers:
             apply_rlimits({'processes': layers['rlimits'].get('processes')}, True)
         applied.append('uid-drop')
-    if libc is not None:
-        no_new_privs(libc)
-    if seccomp:
-        try:
+    if sys.platform.startswith('linux'):
+        no_new_privs()
+    case_filter = None
+    try:
+        if programs is not None:
+            tally.filter(programs['runner'])
+            case_filter = CaseFilter.compiled(programs['case'], programs['slots'])
+        elif seccomp:
             seccomp_rules(seccomp).load()
-        except OSError as exc:
-            raise LayerFailed(f'seccomp: {exc.strerror or exc}') from None
+            case_filter = CaseFilter(seccomp)
+    except OSError as exc:
+        raise LayerFailed(f'seccomp: {exc.strerror or exc}') from None
+    if case_filter is not None:
         applied.append('seccomp')
-    return applied, seccomp
+    return applied, case_filter
+
+
+def _programs(setting):
+    """The programs the grader compiled (``compile_programs``, sent base64 in the hello), when
+    they can be loaded without ctypes (the counter's extension is loaded); else None."""
+    if not isinstance(setting, dict) or not tally.loaded():
+        return None
+    try:
+        return {'runner': base64.b64decode(setting['runner']),
+                'case': base64.b64decode(setting['case']),
+                'slots': [int(offset) for offset in setting['slots']]}
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def apply_case(case_filter, cpu_seconds, guards):

@@ -232,8 +232,7 @@ class Runner:
         counter = os.path.join(os.path.dirname(self.paths['pristine'].rstrip('/')), 'counter')
         tally.load(tally.unpack(counter))
         try:
-            applied, seccomp = layers.apply_runner(hello.get('layers', {}))
-            self.case_filter = layers.CaseFilter(seccomp) if seccomp else None
+            applied, self.case_filter = layers.apply_runner(hello.get('layers', {}))
         except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs
             failed = f'{type(exc).__name__}: {exc}'
             self.send({'id': hello['id'], 'status': 'sandbox', 'error': failed})

@@ -204,6 +204,22 @@ def watch():
         _ext[0].watch()
 
 
+def loaded():
+    """Whether the extension is loaded in this process."""
+    return bool(_ext)
+
+
+def prctl(option, value):
+    """``prctl(option, value, 0, 0, 0)`` in C (until the seal): the sandbox's layers need no
+    ctypes in a process that forks case processes.  Raises OSError."""
+    _ext[0].prctl(option, value)
+
+
+def filter(program):  # noqa: A001 - the seccomp word
+    """Load the seccomp BPF ``program`` (bytes) in C (until the seal)."""
+    _ext[0].filter(program)
+
+
 def seal():
     """A case process starts: nothing of the counter can be changed from now on."""
     if _ext:

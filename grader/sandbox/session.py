@@ -24,6 +24,7 @@ its cgroup (``cgroup.kill``, which also catches processes that called
 behind, which this process adopts as a child subreaper and sweeps.  How the
 child is started at each isolation level is :mod:`grader.sandbox.launch`.
 """
+import base64
 import collections
 import functools
 import os
@@ -65,6 +66,20 @@ Limits are CPU time, so load from other processes does not turn a correct
 answer into a timeout; the wall clock only stops calls that wait for
 something that never comes (a blocking queue, a sleep).  Four times covers a
 child that gets a quarter of a core on a crowded machine."""
+
+
+@functools.lru_cache(maxsize=None)
+def seccomp_programs():
+    """The sandbox's seccomp programs, compiled once here, in the grader's own process, and
+    sent to each runner (base64): the runner loads them through the counter's extension and
+    never loads libseccomp or ctypes, which would reach every case process it forks.  None
+    when they cannot be compiled here (the runner then compiles them itself)."""
+    from grader.child import layers as child_layers
+    programs = child_layers.compile_programs()
+    if programs is None:
+        return None
+    return {'runner': base64.b64encode(programs['runner']).decode(),
+            'case': base64.b64encode(programs['case']).decode(), 'slots': programs['slots']}
 
 
 def wall_allowance(limit):
@@ -475,7 +490,7 @@ class Session:
         if self.isolation.has('uid-drop'):
             layers['uid-drop'] = {'uid': self.uid, 'gid': self.uid}
         if self.isolation.has('seccomp'):
-            layers['seccomp'] = True
+            layers['seccomp'] = seccomp_programs() or True
         return layers
 
     def call(self, payload, limit):

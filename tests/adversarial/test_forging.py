@@ -45,6 +45,9 @@ VERDICTS = {
     'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_decoder': (0.0, {'prunes': False, 'tampered': True},
                         ["changed the grader's own code"], []),
+    # every function of every grader module in the case process: replaced, or called
+    'every_attribute_wrapped': ((0.0, FULL), {'prunes': False}, [], []),
+    'every_attribute_called': ((0.0, FULL), {'prunes': False}, [], []),
     # time limits enforced from outside
     'blocked_signals': (0.0, {'prunes': False}, ['timed out'], []),
     # answers without a search
