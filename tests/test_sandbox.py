@@ -325,6 +325,28 @@ def test_the_case_filter_compiled_once_is_what_libseccomp_builds_for_each_pid():
     assert child._slots(b'\0' * 16, b'\1' * 16, child.CaseFilter.SENTINELS) == ()
 
 
+def test_the_programs_compiled_in_the_graders_process_are_libseccomps(tmp_path, monkeypatch):
+    """The runner loads the programs the grader compiled (and cached) for it: byte for byte
+    the runner filter libseccomp builds, and the case filter it builds for each pid."""
+    require('seccomp')
+    import base64
+
+    from grader.child import layers as child
+    from grader.sandbox import session as sessions
+    monkeypatch.setenv('GRADER_CACHE_DIR', str(tmp_path))
+    sessions.seccomp_programs.cache_clear()
+    fresh = sessions.seccomp_programs()
+    sessions.seccomp_programs.cache_clear()
+    cached = sessions.seccomp_programs()
+    sessions.seccomp_programs.cache_clear()
+    assert fresh == cached and list(tmp_path.glob('*.json'))
+    seccomp = child._load_pyseccomp()
+    assert base64.b64decode(cached['runner']) == child._bpf(child.seccomp_rules(seccomp))
+    case = child.CaseFilter.compiled(base64.b64decode(cached['case']), cached['slots'])
+    for pid in (2, 77, 4194304):
+        assert case.program_for(pid) == child._bpf(child.case_rules(seccomp, pid))
+
+
 HOLDER = '''
 import sys, textwrap
 from pathlib import Path

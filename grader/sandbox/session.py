@@ -70,16 +70,38 @@ child that gets a quarter of a core on a crowded machine."""
 
 @functools.lru_cache(maxsize=None)
 def seccomp_programs():
-    """The sandbox's seccomp programs, compiled once here, in the grader's own process, and
-    sent to each runner (base64): the runner loads them through the counter's extension and
-    never loads libseccomp or ctypes, which would reach every case process it forks.  None
-    when they cannot be compiled here (the runner then compiles them itself)."""
+    """The sandbox's seccomp programs, compiled here, in the grader's own process, and sent
+    to each runner (base64): the runner loads them through the counter's extension and never
+    loads libseccomp or ctypes, which would reach every case process it forks.  None when
+    they cannot be compiled here (the runner then compiles them itself).
+
+    Compiling loads ctypes and libseccomp (about 15 ms), so the programs are kept in the
+    document cache (:mod:`grader.doccache`), keyed by what they are made from: the rules'
+    source, pyseccomp's file, the machine's architecture and the grader's version."""
+    import platform
+    from importlib.util import find_spec
+
+    from grader import __version__, doccache
     from grader.child import layers as child_layers
+    spec = find_spec('pyseccomp')
+    try:
+        made_from = [Path(child_layers.__file__).read_bytes(), platform.machine().encode(),
+                     __version__.encode(), str(spec.origin if spec else None).encode(),
+                     str(os.stat(spec.origin).st_mtime_ns if spec and spec.origin else 0).encode()]
+    except OSError:
+        made_from = None
+    key = doccache.key(b'seccomp programs', *made_from) if made_from else None
+    found = doccache.get(key) if key else doccache.MISSING
+    if isinstance(found, dict) and {'runner', 'case', 'slots'} <= set(found):
+        return found
     programs = child_layers.compile_programs()
     if programs is None:
         return None
-    return {'runner': base64.b64encode(programs['runner']).decode(),
-            'case': base64.b64encode(programs['case']).decode(), 'slots': programs['slots']}
+    found = {'runner': base64.b64encode(programs['runner']).decode(),
+             'case': base64.b64encode(programs['case']).decode(), 'slots': programs['slots']}
+    if key:
+        doccache.put(key, found)
+    return found
 
 
 def wall_allowance(limit):
