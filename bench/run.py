@@ -249,51 +249,75 @@ def bench_start_cost(repeats):
     return rows
 
 
-def bench_instrumentation(repeats):
-    """6. The student's search with and without node counting (tic-tac-toe pruning cases):
-    plain first, then the C counter (grader/child/_tally.c) installed in this process, as
-    the runner does (it stays on this thread: measured last)."""
+def _counting_subjects():
+    """``(exercise, what, label, module, payloads, options, probe)`` of each search measured
+    with and without the counter: tic-tac-toe's pruning cases (the reference's alpha-beta,
+    the handout's minimax), the eight puzzle's required starts of 10 moves or more (the
+    reference's heap A*, the handout's list style)."""
+    import importlib
     import importlib.util
 
     from grader import config, fixtures
     from grader import exercises as plugins
-    from grader.child import tally
-    from grader.exercises.tictactoe import probe
     policy = config.load(ROOT / 'grading.yaml')
-    plugin = plugins.get('tictactoe')
-    settings = policy.exercises['tictactoe']
-    options = plugin.child_options(settings)
-    cases, _, _ = fixtures.load_cases(plugin, settings)
-    payloads = [dict(r.payload, reps=1) for c in cases if 'pruning' in c.tags
-                for r in plugin.requests(c, settings)]
-    modules = []
-    for label, path in (('alpha-beta (reference)', REFERENCE['tictactoe.py']),
-                        ('plain minimax (handout style)', HANDOUT['tictactoe.py'])):
-        spec = importlib.util.spec_from_file_location('tictactoe', path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        modules.append((label, module))
+    subjects = []
+    for exercise, what, wanted in (('tictactoe', 'pruning positions', {'pruning'}),
+                                   ('eightpuzzle', 'starts of 10-20 moves', {'heuristic'})):
+        plugin, settings = plugins.get(exercise), policy.exercises[exercise]
+        options = plugin.child_options(settings)
+        cases, _, _ = fixtures.load_cases(plugin, settings)
+        payloads = [dict(r.payload, reps=1) for c in cases if wanted & set(c.tags)
+                    for r in plugin.requests(c, settings) if r.payload.get('reps', 1)]
+        probe = importlib.import_module(f'grader.exercises.{exercise}.probe')
+        for label, path in ((('alpha-beta (reference)' if exercise == 'tictactoe' else
+                              'heap A* (reference)'), REFERENCE[f'{exercise}.py']),
+                            (('plain minimax (handout style)' if exercise == 'tictactoe' else
+                              'list A* (handout style)'), HANDOUT[f'{exercise}.py'])):
+            spec = importlib.util.spec_from_file_location(exercise, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            subjects.append((exercise, what, label, module, payloads, options, probe))
+    return subjects
 
-    def timings(call):
+
+class _Output:
+    """What a probe's context offers (the printed output), for searches run in this process."""
+
+    def output(self):
+        return ''
+
+
+def bench_instrumentation(repeats):
+    """6. The student's search with and without counting (tic-tac-toe's nodes, the eight
+    puzzle's expansions): plain first, then the C counter (grader/child/_tally.c) installed
+    in this process, as the runner does (it stays on this thread: measured last)."""
+    import contextlib
+    import io
+
+    from grader.child import tally
+    subjects = _counting_subjects()
+
+    def timings(call, payloads):
         found = []
         for _ in range(repeats):
             start = time.perf_counter()
-            for payload in payloads:
-                call(payload)
+            with contextlib.redirect_stdout(io.StringIO()):
+                for payload in payloads:
+                    call(payload)
             found.append(time.perf_counter() - start)
         return median(found)
-    plain = {label: timings(lambda p, m=module: probe.direct_call(m, p, options))
-             for label, module in modules}
+    plain = [timings(lambda p, s=s: s[6].direct_call(s[3], p, s[5]), s[4]) for s in subjects]
     if not (tally.load(None) and tally.install()):
-        return [('6. node counting overhead', 'n/a', tally.NOT_BUILT)]
+        return [('6. counting overhead', 'n/a', tally.NOT_BUILT)]
     tally.watch()       # what a case process's tally.given does
     rows = []
-    for label, module in modules:
-        counted = timings(lambda p, m=module: probe.handle(m, p, options, None))
-        rows.append((f'6. node counting overhead, tic-tac-toe {label}',
-                     f'{counted / plain[label]:.2f}x',
-                     f'{plain[label]:.3f} s plain, {counted:.3f} s counted '
-                     f'({len(payloads)} pruning positions)'))
+    for (exercise, what, label, module, payloads, options, probe), before in zip(subjects, plain):
+        # the functions counted by name, as the runner names them before a case (hold)
+        tally.hold({}, probe.units(options) if hasattr(probe, 'units') else ())
+        counted = timings(lambda p, m=module, o=options, pr=probe: pr.handle(m, p, o, _Output()),
+                          payloads)
+        rows.append((f'6. counting overhead, {exercise} {label}', f'{counted / before:.2f}x',
+                     f'{before:.3f} s plain, {counted:.3f} s counted ({len(payloads)} {what})'))
     return rows
 
 
