@@ -264,8 +264,9 @@ def test_a_wrong_manhattan_on_a_drawn_start_shows_no_start(values_cases, setting
 
 # --- across cases --------------------------------------------------------------
 
-def reviewed(cases, settings, replies, values=None, unit=0.045, imported=0.01):
-    """``(outcomes, facts)`` of the review for ``{case name: reply}`` plus baselines."""
+def reviewed(cases, settings, replies, values=None, unit=0.045, imported=0.01, hidden=()):
+    """``(outcomes, facts)`` of the review for ``{case name: reply}`` plus baselines (the
+    cases named in ``hidden`` as hidden or drawn ones)."""
     outcomes = [base.Outcome('_import', '(module)', True, measured={'cpu': imported})]
     for i in range(3):
         outcomes.append(base.Outcome('_baseline', f'baseline-{i}', True,
@@ -274,7 +275,7 @@ def reviewed(cases, settings, replies, values=None, unit=0.045, imported=0.01):
         outcomes += EXERCISE.judge(cases[name], [reply], settings)
     if values is not None:
         outcomes += EXERCISE.judge(values[0], [values[1]], settings)
-    return EXERCISE.review(outcomes, settings, {'unit': unit})
+    return EXERCISE.review(outcomes, settings, {'unit': unit, 'hidden': set(hidden)})
 
 
 HEAVY = ['length-10', 'length-15', 'length-20-a', 'length-20-b', 'shuffled-game-1']
@@ -296,6 +297,36 @@ def test_an_honest_search_keeps_every_point(cases, settings):
     outcomes, facts = reviewed(cases, settings, honest(cases))
     assert facts['evidence']['status'] == 'confirmed' and facts['searched']
     assert all(o.passed for o in outcomes if o.check in ('validity', 'heuristic'))
+
+
+def test_an_answer_without_its_own_expansions_earns_nothing_beside_a_counted_search(
+        cases, settings):
+    """A search counted as an A* on every public start, and on a hidden one (15 moves, where
+    any A* with an admissible heuristic expands 23 states) only the path's 15 calls: that
+    answer came from somewhere else (a table), so it earns nothing; every other answer
+    stands.  On a public start it is the heuristic check that fails (the search's heuristic
+    may overestimate): the answers are left alone."""
+    replies = honest(cases)
+    table = cases['length-15']
+    assert judge.proof_of(table.expected) > table.expected['optimal_length'] + 1
+    replies['length-15'] = search_reply(table, 15, replies['length-15'].cpu,
+                                        reps=len(replies['length-15'].tally['slots']))
+    outcomes, facts = reviewed(cases, settings, replies, hidden={'length-15'})
+    assert facts['searched']
+    withdrawn = {o.case for o in outcomes if o.check == 'validity' and not o.passed}
+    assert withdrawn == {'length-15'}
+    validity = next(o for o in outcomes if o.check == 'validity' and o.case == 'length-15')
+    assert 'answered without a search' in validity.message
+    # The same answer beside a search that is counted nowhere is left to the CPU time.
+    uncounted = {name: search_reply(cases[name], 0, reply.cpu, reps=len(reply.tally['slots']))
+                 for name, reply in honest(cases).items()}
+    uncounted['length-15'] = search_reply(table, 15, replies['length-15'].cpu)
+    outcomes, _ = reviewed(cases, settings, uncounted, hidden={'length-15'})
+    assert not any('fewer times on this start' in o.message for o in outcomes)
+    # And on a public start the short count fails the heuristic check, not the answer.
+    outcomes, _ = reviewed(cases, settings, replies)
+    assert not any('fewer times on this start' in o.message for o in outcomes)
+    assert not next(o for o in outcomes if o.check == 'heuristic' and o.case == 'length-15').passed
 
 
 def test_a_list_style_search_whose_time_per_expansion_grows_is_confirmed(cases, settings):

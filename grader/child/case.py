@@ -86,7 +86,20 @@ class Context:
 
 
 def _alarm(signum, frame):
+    """The import's CPU or wall-clock limit: stop it once.  Both timers are disarmed first,
+    and a second signal already on its way (on a loaded machine the wall-clock limit can
+    fall just after the CPU one) is ignored: it would stop the process while it reports the
+    first, not the import."""
+    if _ALARMED:
+        return
+    _ALARMED.append(signum)
+    _setitimer(signal.ITIMER_PROF, 0)
+    _setitimer(signal.ITIMER_REAL, 0)
     raise CallTimeout('cpu' if signum == signal.SIGPROF else 'wall')
+
+
+_ALARMED = []
+"""The signal that stopped the import, once it did."""
 
 
 def _refuse_input(prompt=''):
@@ -147,6 +160,7 @@ def execute(job, capture, guarded):
     before = len(sys.modules)
     warnings, cut, error = [], None, None
     if guarded:
+        _ALARMED.clear()
         _setitimer(signal.ITIMER_PROF, job['limit'])
         _setitimer(signal.ITIMER_REAL, job['wall'])
     try:

@@ -183,6 +183,10 @@ HARD_TIMEOUT = ('A hard case: only a search that keeps the open list in a heap (
                 'and the closed list in a set answers it in time.')
 NO_SEARCH = ('answered without a search: on every start of ten moves or more {how}, and the CPU '
              'time shows no search either (a table of answers earns nothing){heavy_import}')
+NO_SEARCH_HERE = ('answered without a search: FindNextStates was called fewer times on this start '
+                  'than any A* with an admissible heuristic expands on it, though the search '
+                  'was counted on other starts (a table of answers earns nothing; a heuristic '
+                  'that overestimates is not one of the sheet)')
 ANSWER_CHECKS = ('validity', 'optimality', 'timeouts', 'hard', 'heuristic')
 
 UNSOLVABLE_TIMEOUT = (
@@ -496,6 +500,10 @@ class EightPuzzle(base.Exercise):
 
         # Heuristic credit: counts at least A*'s floor on every start answered right.
         hidden = context.get('hidden', ())
+        # (as judged start by start, before the review: what an A* with an admissible
+        # heuristic shows on every public start, see the answers' rule below)
+        admissible = [o.passed for o in heuristic if o.case not in hidden]
+        admissible = bool(admissible) and all(admissible)
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
                                    o.measured['floor'], hidden=o.case in hidden)
                    for o in heuristic if o.measured['right']]
@@ -511,6 +519,20 @@ class EightPuzzle(base.Exercise):
                  and (o.measured['length'] or 0) >= HEAVY_LENGTH]
         facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate,
                                                                 hidden)
+        shown = [o for o in searches if o.measured['right'] and o.measured['proof']
+                 and o.case not in hidden]
+        if admissible and shown and all(o.measured['counts'][0] >= o.measured['proof']
+                                        for o in shown):
+            # A search counted as an A* with an admissible heuristic on every public start
+            # (the heuristic check passed there) shows its expansions on every start it
+            # answers: an answer without them (a table, with the search counted on other
+            # starts) earns nothing.  (A search whose heuristic overestimates expands fewer
+            # states, and fails the heuristic check on a public start: it is not held to it.)
+            unproven = {o.case for o in searches if o.measured['right']
+                        and o.measured['counts'][0] < o.measured['proof']}
+            review.withdraw_unsearched([o for o in outcomes if o.case in unproven
+                                        and 'counts' in o.measured], ANSWER_CHECKS,
+                                       NO_SEARCH_HERE)
         if heavy and not facts['searched']:
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
@@ -610,6 +632,14 @@ def case_note(case):
                          no_expected=('heuristic',))
 
 
+def proof_of(expected):
+    """Expansions a counted search shows on its own start, every one: the states any A* with
+    a heuristic of the sheet expands (``astar_floor``) where that is more than the path and
+    the goal; 0 where a search of its path alone could answer (nothing to show)."""
+    floor, length = expected.get('astar_floor') or 0, expected.get('optimal_length') or 0
+    return floor if floor > length + 1 else 0
+
+
 class Attempt:
     """One search's reply on a case, read once for every check."""
 
@@ -624,7 +654,7 @@ class Attempt:
                          'expansions': expansions_of(obs), 'seconds': round(reply.cpu, 4),
                          'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
                          'length': expected['optimal_length'], 'right': right,
-                         'heuristics': dict(counts['heuristics'])}
+                         'proof': proof_of(expected), 'heuristics': dict(counts['heuristics'])}
         self.problem = None if answer.valid else path_problem(obs, answer)
 
     def outcome(self, check, passed, message, cause='', drawing='', **details):

