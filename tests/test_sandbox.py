@@ -325,6 +325,24 @@ def test_the_case_filter_compiled_once_is_what_libseccomp_builds_for_each_pid():
     assert child._slots(b'\0' * 16, b'\1' * 16, child.CaseFilter.SENTINELS) == ()
 
 
+def test_without_the_counter_the_layers_still_hold(tmp_path, monkeypatch):
+    """A grader whose counter could not be built ships none: the runner then sets its
+    layers through the C library (ctypes) and compiles the filters itself, and a case
+    process is as unprivileged, alone and filtered as with it."""
+    require(*layers.STRONG)
+    from grader.child import tally
+    from grader.sandbox import bundle
+    monkeypatch.setattr(tally, 'extension_path', lambda: None)
+    monkeypatch.setattr(bundle, '_cache', {})
+    assert tally.MEMBER not in bundle.members()
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        uid, gid, groups, no_new_privs, seccomp, pid, ppid, seen = \
+            value(box.call({'function': 'identity'}, 5))
+    assert (uid, gid, groups) == (box.uid, box.uid, 0)
+    assert no_new_privs == 1 and seccomp == 2 and ppid == 1 and seen == 2
+
+
 def test_the_programs_compiled_in_the_graders_process_are_libseccomps(tmp_path, monkeypatch):
     """The runner loads the programs the grader compiled (and cached) for it: byte for byte
     the runner filter libseccomp builds, and the case filter it builds for each pid."""
