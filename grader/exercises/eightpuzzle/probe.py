@@ -180,15 +180,16 @@ SANCTIONED = frozenset({_Reconstruct.__call__.__code__})
 def _search(cls, start, options):
     """One counted run of :func:`_one_search`: what ``Astar(start)`` answered."""
     capture = []
-    result = tally.search(_one_search, cls, start, options, capture)
+    returned = tally.search(_one_search, cls, start, options, capture)
     captured = capture[0].captured if capture else {'calls': 0}
-    return {'returned': read_returned(result),
-            'reconstructed': captured if captured['calls'] else None}
+    return {'returned': returned, 'reconstructed': captured if captured['calls'] else None}
 
 
 def _one_search(cls, start, options, capture):
-    """``Astar(start)`` on a fresh object (made inside the run: its ``__init__`` is the
-    submission's code too), with ``ReconstructPath`` read on the object."""
+    """What ``Astar(start)`` returned, read (:func:`read_returned`), on a fresh object, with
+    ``ReconstructPath`` read on the object.  All inside the run: making the object runs its
+    ``__init__``, and reading an object of the submission's may run its code (a ``__class__``
+    of its own), which may run only inside a run."""
     game = cls()
     name = options.get('reconstruct', 'ReconstructPath')
     original = getattr(game, name, None)
@@ -198,7 +199,7 @@ def _one_search(cls, start, options, capture):
             capture.append(getattr(game, name))
         except (AttributeError, TypeError):  # __slots__: the path is read from what it returns
             pass
-    return getattr(game, options.get('entry', 'Astar'))(start)
+    return read_returned(getattr(game, options.get('entry', 'Astar'))(start))
 
 
 def heuristic_values(cls, payload, options):
