@@ -34,11 +34,12 @@ and judged too, for ``bench/killers.py``, which meets the grade's own sets.
 import math
 import random
 
-from reference.oracles import trams
 from reference.oracles import travel as oracle
 
 SOLUTION = 'travel/src/citymap.py'
 """The reference solution the variants are made from (in the reference folder)."""
+SUBMITTED_AS = 'src/citymap.py'
+"""Where a submission holds it (the handout's layout): seeds are drawn from its content."""
 EXHAUSTIVE = False
 LIMIT = 1.0
 """CPU seconds a variant may spend on one case: the reference needs a millisecond or two,
