@@ -197,3 +197,22 @@ def test_the_reference_keeps_full_points_on_the_killers(killers_only, run, tmp_p
     lost, messages = graded(killers_only, run, ROOT / 'reference' / 'travel' / 'src' /
                             'citymap.py', tmp_path / 'reference')
     assert lost == [], messages
+
+
+def test_a_variant_that_only_breaks_ties_otherwise_keeps_full_points(killers_only, run,
+                                                                      tmp_path):
+    """The honest mutants (``<=`` for ``<`` in ``__lt__``: another fastest route where
+    several are optimal) lose no points on the pool's cases in a graded run."""
+    from cosmic_ray import plugins
+    from cosmic_ray.mutating import mutate_code
+    reference = (ROOT / 'reference' / 'travel' / 'src' / 'citymap.py').read_text()
+    honest = [v for v in record()['variants'] if v['verdict'] == 'honest']
+    assert honest
+    for variant in honest:       # made again as selection.mutants makes it
+        mutated = mutate_code(reference, plugins.get_operator(variant['operator'])(),
+                              variant['occurrence'])
+        assert selection.change(reference, mutated)['after'] == variant['after']
+        source = tmp_path / f"{variant['name']}.py"
+        source.write_text(mutated, encoding='utf-8')
+        lost, messages = graded(killers_only, run, source, tmp_path / variant['name'])
+        assert lost == [], (variant['name'], messages)
