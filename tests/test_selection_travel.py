@@ -216,3 +216,19 @@ def test_a_variant_that_only_breaks_ties_otherwise_keeps_full_points(killers_onl
         source.write_text(mutated, encoding='utf-8')
         lost, messages = graded(killers_only, run, source, tmp_path / variant['name'])
         assert lost == [], (variant['name'], messages)
+
+
+def test_a_course_on_another_network_is_told_to_drop_the_killers(policy, tmp_path):
+    """The pool's routes are stops of the city its space was drawn on: graded on other
+    files, an official grade stops with one line naming grading.yaml and what to do."""
+    from grader.errors import UserError
+    stops = tmp_path / 'network.json'
+    stops.write_text((ROOT / 'fixtures' / 'travel' / 'network.json').read_text() + '\n')
+    settings = policy.exercises[EXERCISE]
+    course = with_exercise(policy, EXERCISE,
+                           options=dict(settings.options, stops_file=str(stops)))
+    with pytest.raises(UserError) as raised:
+        generated.draw(course, EXERCISE, '0' * 16)
+    message = str(raised.value)
+    assert 'options.stops_file' in message and 'drop killers' in message
+    assert len(message.splitlines()) == 1

@@ -41,6 +41,10 @@ SOLUTION = 'travel/src/citymap.py'
 SUBMITTED_AS = 'src/citymap.py'
 """Where a submission holds it (the handout's layout): seeds are drawn from its content."""
 EXHAUSTIVE = False
+DATA = {'stops_file': oracle.DEFAULT_OPTIONS['stops_file'],
+        'routes_file': oracle.DEFAULT_OPTIONS['routes_file']}
+"""The graded city the space is drawn on (grading.yaml's options): the pool records their
+digests, and a course graded on other files draws no killers from it (it is told so)."""
 LIMIT = 1.0
 """CPU seconds a variant may spend on one case: the reference needs a millisecond or two,
 CityMap built from its files included (the grader allows 10 units, about 1 s)."""
