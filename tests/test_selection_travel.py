@@ -83,11 +83,11 @@ def test_a_pool_route_kills_what_its_mask_says(trials, policy):
     better-path bug gets a late arrival from it, and the reference's answer passes."""
     from reference.trials.__main__ import load, one
     drawn_pool = pool()
-    bit = drawn_pool['variants'].index('no_better_path_test')
+    bit = drawn_pool['variants'].index('better_path_never_tested')
     position = next(p for p in drawn_pool['positions'] if kills(p, bit))
     case = [position['input'], trials.expect(position['input'])]
     reference = load(str(ROOT / 'reference' / trials.SOLUTION))
-    variant = load(str(BUGS / 'no_better_path_test.py'))
+    variant = load(str(BUGS / 'better_path_never_tested.py'))
     assert one(trials, reference, case, 5.0)[1] == ''
     answer, reason = one(trials, variant, case, 5.0)
     assert reason == 'not the earliest arrival'

@@ -21,8 +21,8 @@ What the graded checks accept (the judge's ``arrival``, ``route``, ``timeouts``,
 - a comparator case: ``__lt__`` puts first, in both orders, the state with the smaller
   time + the variant's own ``heuristic()`` (either order when the two are equal).
 
-Expansions are counted as the probe counts states: each distinct state some new state is
-made from (``State(stop, time, previous)``) is one expansion.  A route's answer keeps its
+Expansions are counted as the probe counts them (:func:`counted_search`).  A route's answer
+keeps its
 count, so a variant that only expands other stops is told apart from the reference (it is
 then ``honest`` here, not ``equivalent``).  The ``efficiency`` check (expansions summed
 over far-apart trips of the large city, at most 1.5 times the reference A*'s) is not
