@@ -63,7 +63,9 @@ def _plugin(exercise):
 def seed_of(policy, exercise, trials, source):
     """The seed of a submission holding ``source`` as the exercise's file."""
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / trials.SOLUTION).write_text(source, encoding='utf-8')
+        path = Path(tmp) / getattr(trials, 'SUBMITTED_AS', trials.SOLUTION)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding='utf-8')
         digest = generated.submission_digest(tmp)
     return generated.seed_for(policy.course, exercise, digest)
 

@@ -82,7 +82,7 @@ def draw(policy, exercise, seed):
     rng = random.Random(int(seed, 16))
     drawn = oracle.generate(rng, count, options)
     killers = [{'input': i, 'tags': oracle.tags(i)}
-               for i in cover(pool_of(policy, exercise), rng, per_variant)] \
+               for i in cover(fitting_pool(policy, exercise), rng, per_variant)] \
         if per_variant else []
     cases = []
     for index, raw in enumerate(drawn + killers):
@@ -102,6 +102,32 @@ def pool_of(policy, exercise):
     except (OSError, ValueError) as exc:
         raise UserError(f'exercises.{exercise}.generated.killers: no readable pool {path} '
                         f'({exc.__class__.__name__}); run grader fixtures --select', policy.path)
+
+
+def fitting_pool(policy, exercise):
+    """The pool of ``exercise``, when it was drawn on the data files the course grades on
+    (the pool's ``data``: option name -> digest of the file): a :class:`UserError` naming
+    grading.yaml when an option names other files."""
+    pool = pool_of(policy, exercise)
+    options = policy.exercises[exercise].options
+    for option, digest in pool.get('data', {}).items():
+        path = options.get(option)
+        try:
+            fits = path is not None and file_digest(path) == digest
+        except OSError:
+            fits = False
+        if not fits:
+            raise UserError(f'exercises.{exercise}.generated.killers: the pool '
+                            f'{Path(policy.reference).name}/pools/{exercise}.json was drawn on '
+                            f'other data than options.{option} ({path}): drop killers on this '
+                            'data, or draw a pool on it (grader fixtures --select)', policy.path)
+    return pool
+
+
+def file_digest(path):
+    """``sha256:<hex>`` of a data file (``grader fixtures --select`` records the pool's)."""
+    with open(path, 'rb') as f:
+        return 'sha256:' + hashlib.sha256(f.read()).hexdigest()
 
 
 def cover(pool, rng, per_variant):

@@ -256,6 +256,11 @@ class Selection:
         digest = 'sha256:' + hashlib.sha256(self.source.encode()).hexdigest()
         document = {'exercise': self.exercise, 'solution': digest,
                     'variants': [v.name for v in self.buggy()], 'positions': self.pool()}
+        from grader.generated import file_digest
+        data = {option: file_digest(path)
+                for option, path in getattr(self.trials, 'DATA', {}).items()}
+        if data:        # the files the space was drawn on: a grade on others draws no killers
+            document['data'] = data
         _write_json(pool_path, document)
         record = Path(bugs) / self.exercise / 'library.json'
         _write_json(record, {

@@ -39,6 +39,7 @@ def write_policy(folder, stops_file, routes_file):
     travel = policy['exercises']['travel']
     travel['fixtures'] = ['travel.yaml']
     travel['hidden_fixtures'] = []
+    travel['generated'].pop('killers', None)     # the pool's routes are the shipped city's
     travel['options'].update({
         'stops_file': str(stops_file), 'routes_file': str(routes_file),
         'large_stops_file': str(ROOT / 'fixtures/travel/large/network.json'),

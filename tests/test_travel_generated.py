@@ -151,6 +151,7 @@ def test_the_same_seed_draws_the_same_trips_and_no_large_set_when_switched_off()
 def test_the_official_grade_adds_the_drawn_trips_and_check_does_not(policy):
     from grader import generated
     cases = generated.draw(policy, 'travel', generated.seed_for(policy.course, 'travel', 'x' * 64))
-    assert len(cases) == policy.exercises['travel'].generated['count']
+    drawn = policy.exercises['travel'].generated
+    assert len(cases) > drawn['count'] if drawn.get('killers') else len(cases) == drawn['count']
     assert all(c.hidden and c.generated and c.expected for c in cases)
     assert cases[0].input['network'] == 'large' and len(cases[0].expected['trips']) == 3

@@ -376,6 +376,16 @@ def generate(rng, count, options=None):
     return cases
 
 
+def tags(input):
+    """The tags of a case that did not come from :func:`generate` (a case of the pool,
+    ``grader fixtures --select``): those of its kind in the fixture file."""
+    if "trips" in input:
+        return ["efficiency"]
+    if "start" in input:
+        return ["required"]
+    return ["heuristic"] if "stop" in input else ["comparator"]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Write the route planner's fixture file.")
     parser.add_argument("--write", metavar="PATH", required=True, help="fixture file to write")

@@ -64,8 +64,9 @@ def one(trial, module, case, limit):
     return answer, trial.verdict(input, expected, answer)
 
 
-def lines_run(trial, module, cases, path):
-    """The line numbers of ``path`` that run while the variant answers ``cases``."""
+def lines_run(trial, cases, path):
+    """The line numbers of ``path`` that run while the variant is loaded (module level, class
+    bodies, default values) and answers ``cases``."""
     ran = set()
 
     def tracer(frame, event, arg):
@@ -77,6 +78,7 @@ def lines_run(trial, module, cases, path):
 
     sys.settrace(tracer)
     try:
+        module = load(path)
         for input, _ in cases:
             try:
                 with contextlib.redirect_stdout(io.StringIO()):
@@ -95,11 +97,10 @@ def main(argv=None):
     signal.signal(signal.SIGPROF, _expired)
     sys.setrecursionlimit(5000)
     answers, failed = [], {}
-    module = load(path)
     if os.environ.get('GRADER_TRIAL_LINES'):
-        json.dump({'lines': lines_run(trial, module, request['cases'], module.__file__)},
-                  sys.stdout)
+        json.dump({'lines': lines_run(trial, request['cases'], path)}, sys.stdout)
         return
+    module = load(path)
     stop_after = request.get('stop_after')
     timeouts = 0
     for index, case in enumerate(request['cases']):
