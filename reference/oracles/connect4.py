@@ -255,9 +255,10 @@ also measures pruning."""
 
 def tags(input):
     """The tags of a drawn position that did not come from :func:`generate` (a position of
-    the pool, ``grader fixtures --select``): those it would have had there."""
-    o, x = bb.from_rows(input['board'])
-    return _tags(o, x, input['depth'])
+    the pool, ``grader fixtures --select``): ``required`` only.  Such a position is there to
+    catch a wrong answer; pruning is measured on the public and generated positions, and a
+    pool position tagged ``pruning`` would cost a grade its repeated searches."""
+    return ['required']
 
 
 def _tags(o, x, depth):
