@@ -10,8 +10,9 @@ and the variant's own content, as if it were handed in) -- once without the pool
 (``killers: 0``, the grader before) and once with it (``killers: N``, default the
 course's).  The variant then answers them in a process of its own
 (``reference/trials``), and a position it answers wrongly is one where it loses points
-(the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``validity``/
-``optimality``/``heuristic`` of the eight puzzle, as the trials judge them).
+(the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``values``/``moves``/
+``balance`` of connect four, ``validity``/``optimality``/``heuristic`` of the eight
+puzzle, as the trials judge them).
 
 Each variant is handed in ``--copies`` times (default 10), each copy with a comment of
 its own, so each gets positions drawn for it.  Printed per exercise: the share of these
