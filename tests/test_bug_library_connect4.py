@@ -120,13 +120,14 @@ def buggy_classics():
             if v['kind'] == 'classic' and v['verdict'] == 'buggy']
 
 
-@pytest.fixture(scope='module')
-def killers_only(policy, tmp_path_factory):
+@pytest.fixture
+def killers_only(policy, tmp_path):
     """The course with one public case (depth 1 from the empty board's centre reply) and,
     drawn at grading time, one position and the pool's killers: a classic mistake that
     loses points here loses them on what was drawn for it."""
     from grader import fixtures
-    folder = tmp_path_factory.mktemp('connect4-killers')
+    folder = tmp_path / 'course'
+    folder.mkdir()
     data, _ = fixtures.read(ROOT / 'fixtures' / 'connect4.yaml', EXERCISE)
     one = [c for c in data['cases'] if c['name'] == 'centre-reply-d1']
     path = folder / 'connect4.yaml'
