@@ -10,8 +10,9 @@ and the variant's own content, as if it were handed in) -- once without the pool
 (``killers: 0``, the grader before) and once with it (``killers: N``, default the
 course's).  The variant then answers them in a process of its own
 (``reference/trials``), and a position it answers wrongly is one where it loses points
-(the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``validity``/
-``optimality``/``heuristic`` of the eight puzzle, as the trials judge them).
+(the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``values``/``moves``/
+``balance`` of connect four, ``validity``/``optimality``/``heuristic`` of the eight
+puzzle, as the trials judge them).
 
 Each variant is handed in ``--copies`` times (default 10), each copy with a comment of
 its own, so each gets positions drawn for it.  Printed per exercise: the share of these
@@ -21,6 +22,7 @@ variant some grade misses.  A decided position (``terminal``) is worth no points
 """
 import argparse
 import dataclasses
+import json
 import random
 import sys
 import tempfile
@@ -84,27 +86,37 @@ def measure(policy, exercise, bugs, killers, copies, count_before=None, sample=N
         mutants = [v for v in buggy if v.kind == 'mutant']
         chosen = random.Random(33).sample(mutants, min(sample, len(mutants)))
         buggy = [v for v in buggy if v.kind != 'mutant' or v in chosen]
+    expected = {}
     for variant in buggy:
-        inputs, grades = [], []
+        caught_before, met = 0, []
         for copy in range(copies):
             source = f'{variant.source}\n# submission {copy}\n'
             seed = seed_of(policy, exercise, library.trials, source)
             public, drawn_before = grade_inputs(before, exercise, seed)
             _, drawn_after = grade_inputs(after, exercise, seed)
-            start = len(inputs)
-            inputs += public + drawn_before + drawn_after
-            grades.append((start, start + len(public), start + len(public) + len(drawn_before),
-                           len(inputs)))
-        cases = [[i, library.trials.expect(i)] for i in inputs]
-        result = selection.run_trial(policy, exercise, variant.source, cases, library.limit,
-                                     timeout=1800)
-        failed = set(range(len(cases))) if result is None else \
-            {int(k) for k in result['failed']}
-        caught_before = sum(1 for a, b, c, d in grades if any(a <= i < c for i in failed))
-        met = [sum(1 for i in failed if a <= i < b or c <= i < d) for a, b, c, d in grades]
+            inputs = public + drawn_before + drawn_after
+            a, b = len(public), len(public) + len(drawn_before)
+            failed = grade_failures(policy, exercise, library, variant, inputs, expected)
+            caught_before += any(i < b for i in failed)
+            met.append(sum(1 for i in failed if i < a or i >= b))
         rows.append((variant, caught_before, sum(1 for m in met if m), min(met)))
         print(f'{exercise}: {len(rows)} variants measured', file=sys.stderr, flush=True)
     return rows
+
+
+def grade_failures(policy, exercise, library, variant, inputs, expected):
+    """The indexes of ``inputs`` (one grade's positions) the variant answers wrongly, in a
+    trial of its own: the trial stops after three time-outs, as a grade does, so each
+    grade is run alone.  ``expected`` caches the trials' answers across variants."""
+    cases = []
+    for i in inputs:
+        key = json.dumps(i, sort_keys=True)
+        if key not in expected:
+            expected[key] = library.trials.expect(i)
+        cases.append([i, expected[key]])
+    result = selection.run_trial(policy, exercise, variant.source, cases, library.limit,
+                                 timeout=1800)
+    return set(range(len(cases))) if result is None else {int(k) for k in result['failed']}
 
 
 def main(argv=None):

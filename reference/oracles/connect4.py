@@ -228,7 +228,7 @@ def generate(rng, count, options=None):
 
     Quiet random games (nobody has four in a row) of 2 to 30 pieces, either
     side first, searched at depths 1 to 4 (cycling); those at depth 4 with
-    enough leaves to tell also measure pruning.
+    enough leaves to tell (:data:`PRUNING_LEAVES`) also measure pruning.
     """
     cases = []
     while len(cases) < count:
@@ -243,9 +243,26 @@ def generate(rng, count, options=None):
         if bb.problems(o, x):
             continue
         depth = 1 + len(cases) % 4
-        tags = ['required']
-        if depth == 4 and bb.Search(o, x).minimax_leaves(o, x, depth) >= 1000:
-            tags.append('pruning')
         cases.append({'input': {'board': bb.to_rows(o, x), 'depth': depth},
-                      'tags': tags})
+                      'tags': _tags(o, x, depth)})
     return cases
+
+
+PRUNING_LEAVES = 1000
+"""A drawn position searched at depth 4 or more with at least this many minimax leaves
+also measures pruning."""
+
+
+def tags(input):
+    """The tags of a drawn position that did not come from :func:`generate` (a position of
+    the pool, ``grader fixtures --select``): ``required`` only.  Such a position is there to
+    catch a wrong answer; pruning is measured on the public and generated positions, and a
+    pool position tagged ``pruning`` would cost a grade its repeated searches."""
+    return ['required']
+
+
+def _tags(o, x, depth):
+    tags = ['required']
+    if depth >= 4 and bb.Search(o, x).minimax_leaves(o, x, depth) >= PRUNING_LEAVES:
+        tags.append('pruning')
+    return tags

@@ -25,8 +25,9 @@ STOP_AFTER_TIMEOUTS = 3
 an exercise after three time-outs in a row)."""
 
 
-class _Limit(Exception):
-    pass
+class _Limit(BaseException):
+    """A case past its CPU limit: not an ``Exception``, so no ``except Exception`` of the
+    variant (or of a trial's own probing call) can swallow it and run on unlimited."""
 
 
 def _expired(signum, frame):
