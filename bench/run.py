@@ -88,13 +88,21 @@ def verdicts(result):
 
 
 def unoptimised_policy(tmp):
-    """grading.yaml without ``own_worker``: every case of an exercise in one child, in order."""
+    """grading.yaml without ``own_worker``: every case of an exercise in one child, in order.
+
+    Written into a folder of its own beside links to everything else of the project, so
+    every path grading.yaml names (the reference and its oracles and pools, fixtures,
+    hidden fixtures, network files) resolves as it does from the project."""
     text = (ROOT / 'grading.yaml').read_text()
     kept = [line for line in text.splitlines() if not line.strip().startswith('own_worker:')]
     assert len(kept) < len(text.splitlines()), 'grading.yaml has no own_worker to switch off'
-    path = Path(tmp) / 'grading-unoptimised.yaml'
-    path.write_text('\n'.join(kept).replace('fixtures/', f'{ROOT}/fixtures/')
-                    .replace('hidden/', f'{ROOT}/hidden/') + '\n')
+    course = Path(tmp) / 'unoptimised-course'
+    course.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name != 'grading.yaml':
+            (course / entry.name).symlink_to(entry)
+    path = course / 'grading.yaml'
+    path.write_text('\n'.join(kept) + '\n')
     return path
 
 
