@@ -77,7 +77,7 @@ def again(tmp_path):
 
 def test_the_counter_counts_expansions_states_and_heuristic_calls_in_every_run(tmp_path):
     state = [1, 2, 3, 4, 0, 6, 7, 5, 8]
-    seen, counts = in_sandbox(REFERENCE, {'state': state, 'reps': 2, 'detail': True},
+    seen, counts = in_sandbox(REFERENCE, {'state': state, 'reps': 2},
                               tmp_path / 'box')
     assert counts['reps'] == [counts['method']] * 2 and counts['method'] >= 2
     assert counts['distinct'] == counts['method'] and counts['intact'], counts['tamper']
@@ -89,7 +89,7 @@ def test_the_counter_counts_expansions_states_and_heuristic_calls_in_every_run(t
 def test_the_counter_tells_a_state_expanded_again_in_any_form(again, tmp_path):
     start = [1, 2, 3, 4, 5, 6, 7, 0, 8]
     source, beside = again
-    _, counts = in_sandbox(source, {'state': start, 'detail': True}, tmp_path / 'box',
+    _, counts = in_sandbox(source, {'state': start}, tmp_path / 'box',
                            beside=[beside])
     assert counts['method'] == 5 and counts['distinct'] == 1, counts   # the start five times
     assert counts['expanded'] == [puzzle.as_number(tuple(start))]
@@ -115,7 +115,7 @@ def test_a_generator_of_next_states_is_counted_once_a_call_not_once_a_state(tmp_
     folder.mkdir()
     shutil.copy(REFERENCE, folder / 'eightpuzzle_reference.py')
     (folder / 'source.py').write_text(GENERATOR)
-    request = {'state': [4, 1, 3, 7, 2, 6, 0, 5, 8], 'detail': True}
+    request = {'state': [4, 1, 3, 7, 2, 6, 0, 5, 8]}
     _, listed = in_sandbox(REFERENCE, request, tmp_path / 'lists')
     _, generated = in_sandbox(folder / 'source.py', request, tmp_path / 'box',
                               beside=[folder / 'eightpuzzle_reference.py'])

@@ -385,7 +385,7 @@ class EightPuzzle(base.Exercise):
                 return []
             return [base.Request({'state': state}, 'hard')]
         if 'heuristic' in case.tags:
-            search = base.Request({'state': state, 'reps': reps_for(case), 'detail': True},
+            search = base.Request({'state': state, 'reps': reps_for(case)},
                                   runs=reps_for(case))
         else:
             search = base.Request({'state': state})

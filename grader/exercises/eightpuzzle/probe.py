@@ -2,7 +2,7 @@
 
 Requests (from the judge)::
 
-    {"state": [9 ints], "reps": int, "detail": bool}   # a search (reps 1 when absent)
+    {"state": [9 ints], "reps": int}                   # a search (reps 1 when absent)
     {"op": "heuristics", "states": [[9 ints], ...]}
 
 For a search the probe makes a fresh ``EightPuzzle()`` and calls
