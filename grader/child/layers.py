@@ -289,8 +289,7 @@ class CaseFilter:
         self.seccomp = seccomp
         self.program, self.slots = None, ()
         try:
-            first, second = (_bpf(case_rules(seccomp, pid)) for pid in self.SENTINELS)
-            self.slots = _slots(first, second, self.SENTINELS)
+            first, self.slots = case_template(seccomp)
         except (OSError, ValueError, RuntimeError):
             self.slots = ()
         if self.slots:
@@ -323,6 +322,14 @@ class CaseFilter:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
 
 
+def case_template(seccomp):
+    """``(program, slots)``: the case filter compiled for the first of
+    :data:`CaseFilter.SENTINELS`, and the offsets where a case writes its pid (``()`` when
+    two sentinels' programs differ elsewhere than there)."""
+    first, second = (_bpf(case_rules(seccomp, pid)) for pid in CaseFilter.SENTINELS)
+    return first, _slots(first, second, CaseFilter.SENTINELS)
+
+
 def compile_programs():
     """The seccomp programs of a sandbox, compiled where ctypes and libseccomp may be loaded
     (the grader's own process): ``{'runner': bytes, 'case': bytes, 'slots': offsets}``, the
@@ -330,8 +337,7 @@ def compile_programs():
     pid; None when they cannot be compiled so (the runner then compiles them itself)."""
     try:
         seccomp = _load_pyseccomp()
-        first, second = (_bpf(case_rules(seccomp, pid)) for pid in CaseFilter.SENTINELS)
-        slots = _slots(first, second, CaseFilter.SENTINELS)
+        first, slots = case_template(seccomp)
         runner = _bpf(seccomp_rules(seccomp))
     except (ImportError, OSError, ValueError, RuntimeError):
         return None
