@@ -285,11 +285,41 @@ def _counting_subjects():
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             subjects.append((exercise, what, label, module, payloads, options, probe))
+    subjects.extend(_route_subjects(policy))
+    return subjects
+
+
+def _route_subjects(policy):
+    """The route planner's far-apart trips on the large city (each request builds the
+    CityMap, as a case does), searched by the reference's A* and the handout-style one."""
+    import importlib.util
+
+    from grader import exercises as plugins
+    from grader import fixtures
+    from grader.exercises.travel import probe
+    plugin, settings = plugins.get('travel'), policy.exercises['travel']
+    options = plugin.child_options(settings)
+    probe._saved['root'] = str(ROOT / 'fixtures' / 'travel')   # where the data options point
+    cases, _, _ = fixtures.load_cases(plugin, settings)
+    payloads = [{key: value for key, value in r.payload.items() if key not in ('work', 'at_least')}
+                | {'reps': 1} for c in cases if 'efficiency' in c.tags
+                for r in plugin.requests(c, settings) if r.payload['kind'] == 'route']
+    subjects = []
+    for label, path in (('heapq A* (reference)', REFERENCE['src/citymap.py']),
+                        ('PriorityQueue A* (handout style)', HANDOUT['src/citymap.py'])):
+        spec = importlib.util.spec_from_file_location('citymap', path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        subjects.append(('route planner', 'far-apart trips, CityMap built for each', label,
+                         module, payloads, options, probe))
     return subjects
 
 
 class _Output:
     """What a probe's context offers (the printed output), for searches run in this process."""
+
+    student_files = ()
+    perf_counter = staticmethod(time.perf_counter)
 
     def output(self):
         return ''
@@ -321,7 +351,9 @@ def bench_instrumentation(repeats):
     rows = []
     for (exercise, what, label, module, payloads, options, probe), before in zip(subjects, plain):
         # the functions counted by name, as the runner names them before a case (hold)
-        tally.hold({}, probe.units(options) if hasattr(probe, 'units') else ())
+        tally.hold({}, probe.units(options) if hasattr(probe, 'units') else (),
+                   max((probe.stop_after(p) for p in payloads), default=0)
+                   if hasattr(probe, 'stop_after') else 0)
         counted = timings(lambda p, m=module, o=options, pr=probe: pr.handle(m, p, o, _Output()),
                           payloads)
         rows.append((f'6. counting overhead, {exercise} {label}', f'{counted / before:.2f}x',

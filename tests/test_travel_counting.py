@@ -1,141 +1,117 @@
-"""The route-planner probe's expansion counting, run in this process on the repository's own files.
+"""The route planner's expansion counting, by the C counter in a sandbox, on the repository's
+own files.
 
 Every search of the handout passes at least one of the instruments: the
 provided CityMap methods, the neighbour mappings of the stops the CityMap
 holds, or the States it makes from one another.  The tests show that each
 style of search is counted as the reference's expansions, that a stop
 expanded again is counted again, that a runaway search is stopped by its
-count, and that the instruments leave the classes as they found them.
+count, and that re-binding the counted methods during the search changes no
+count (the counter watches code, not attributes).  Searches of the tests' own
+are the reference's module with its ``CityMap.search`` replaced.
 """
-import copy
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-from grader.exercises.travel import probe
-from gradertest import read_yaml
+from grader.child import tally
+from traveltally import ROUTES, route, searched, source_of
 
-ROOT = Path(__file__).resolve().parents[1]
-SUBMISSIONS = ROOT / 'tests' / 'submissions' / 'travel'
-SMALL = (str(ROOT / 'fixtures/travel/network.json'), str(ROOT / 'fixtures/travel/lines.json'))
-CASES = read_yaml(ROOT / 'fixtures/travel.yaml')['cases']
-ROUTES = [c for c in CASES if 'start' in c['input']]
+pytestmark = pytest.mark.xdist_group('travel-counting')
 
 
-def load(variant):
-    path = (ROOT / 'reference/travel/src/citymap.py' if variant == 'reference'
-            else SUBMISSIONS / variant / 'src' / 'citymap.py')
-    spec = importlib.util.spec_from_file_location(f'citymap_{variant}', path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def counted(module, city, case, limit=None):
-    """``(report, returned state)`` of one counted search of ``case``."""
-    log = probe.Expansions(module, city, limit)
-    inp = case['input']
-    with log:
-        result = city.search(city.get_stop(inp['start']), city.get_stop(inp['goal']),
-                             inp['departure'])
-    return log.report(), result
+def scripted(body, imports=''):
+    """The reference's module with ``CityMap.search`` replaced by ``body`` (the function's
+    indented statements; ``reference_search`` is the reference's own)."""
+    return (source_of('reference') + f'\n\n{imports}\nreference_search = CityMap.search\n\n\n'
+            'def scripted_search(self, start, goal, time_of_beginning):\n' + body +
+            '\n\nCityMap.search = scripted_search\n')
 
 
 @pytest.mark.parametrize('variant', ['reference', 'astar_priorityqueue', 'astar_reads_stops',
                                      'astar_heapq_best_time'])
-def test_every_style_of_a_star_counts_the_reference_expansions(variant):
-    module = load(variant)
-    city = module.CityMap(*SMALL)
-    for case in ROUTES:
-        report, result = counted(module, city, case)
-        assert result.get_time() == case['expected']['arrival'], case['name']
-        assert report['count'] == case['expected']['astar_expansions'], (case['name'], report)
-        assert report['intact'] and not report['stopped']
+def test_every_style_of_a_star_counts_the_reference_expansions(variant, tmp_path):
+    cases = sorted(ROUTES, key=lambda c: -c['expected']['astar_expansions'])[:6]
+    for case, (observation, log) in zip(cases, searched(source_of(variant),
+                                                        [route(c) for c in cases], tmp_path)):
+        assert observation['chain'][0][1] == case['expected']['arrival'], case['name']
+        assert log['count'] == case['expected']['astar_expansions'], (case['name'], log)
+        assert log['intact'] and not log['stopped']
 
 
-def test_a_search_through_the_neighbour_mappings_alone_is_counted():
-    module = load('astar_reads_stops')
-    city = module.CityMap(*SMALL)
-    report, _ = counted(module, city, ROUTES[-1])
-    assert report['calls'] == {'get_neighbors': 0, 'get_neighbors_codes': 0,
-                               'fastest_transition': 0}
-    assert report['events'] == report['count'] > 0 and report['listings'] > 0
+def test_a_search_through_the_neighbour_mappings_alone_is_counted(tmp_path):
+    (_, log), = searched(source_of('astar_reads_stops'), [route(ROUTES[-1])], tmp_path)
+    assert log['calls'] == {'get_neighbors': 0, 'get_neighbors_codes': 0,
+                            'fastest_transition': 0}
+    assert log['events'] == log['count'] > 0 and log['listings'] > 0
+    assert log['order'][0][0] == ROUTES[-1]['input']['start']
 
 
-def test_states_made_from_one_another_count_where_nothing_else_is_seen():
-    module = load('reference')
-    city = module.CityMap(*SMALL)
-    log = probe.Expansions(module, city)
-    start = city.get_stop(ROUTES[-1]['input']['start'])
-    with log:
-        first = module.State(start, 0)
-        children = [module.State(start, t, first) for t in range(3)]
-        module.State(start, 9, children[0])
-        module.State(start, 9, children[0])
-    assert log.report()['states'] == 2 and log.count == 2
+def test_states_made_from_one_another_count_where_nothing_else_is_seen(tmp_path):
+    body = ('    first = State(start, 0)\n'
+            '    children = [State(start, t, first) for t in range(3)]\n'
+            '    State(start, 9, children[0])\n'
+            '    State(start, 9, previous=children[0])\n'
+            '    return None\n')
+    (_, log), = searched(scripted(body), [route(ROUTES[-1])], tmp_path)
+    assert log['states'] == 2 and log['events'] == 0 and log['count'] == 2
 
 
-def test_listing_and_lookups_of_one_stop_make_one_expansion_and_a_repeat_makes_another():
-    module = load('reference')
-    city = module.CityMap(*SMALL)
-    code = ROUTES[-1]['input']['start']
-    log = probe.Expansions(module, city)
-    with log:
-        neighbours = city.get_neighbors(code)
-        for n in neighbours:                            # the mapping get_neighbors returned
-            city.fastest_transition(code, n, 4)
-            assert n in neighbours and neighbours[n]    # look-ups are not listings
-        first = log.count
-        for n in city.get_neighbors_codes(code):        # the same stop at the same time, again
-            city.fastest_transition(code, n, 4)
-    assert first == 1 and log.count == 2
-    assert type(copy.deepcopy(city.get_stop(code))['neighbors']) is dict
+def test_listing_and_lookups_of_one_stop_make_one_expansion_and_a_repeat_makes_another(
+        tmp_path):
+    once = ('    code = start["code"]\n'
+            '    neighbours = self.get_neighbors(code)\n'
+            '    for n in neighbours:                  # the mapping get_neighbors returned\n'
+            '        self.fastest_transition(code, n, 4)\n'
+            '        assert n in neighbours and neighbours[n]   # look-ups are not listings\n'
+            '    copied = copy.deepcopy(self.get_stop(code))["neighbors"]\n')
+    again = ('    for n in self.get_neighbors_codes(code):   # the same stop at the same time\n'
+             '        self.fastest_transition(code, n, 4)\n')
+    ending = '    return type(copied) is dict\n'
+    payloads = [route(ROUTES[-1])]
+    (first, one), = searched(scripted(once + ending, 'import copy'), payloads, tmp_path / 'a')
+    (_, two), = searched(scripted(once + again + ending, 'import copy'), payloads,
+                         tmp_path / 'b')
+    assert first['returned'] == {'kind': 'bool', 'value': True}
+    assert one['count'] == 1 and two['count'] == 2
+    assert one['order'] == [[ROUTES[-1]['input']['start'], 4]]
 
 
-def test_a_search_without_a_closed_set_is_counted_expansion_by_expansion():
-    module = load('astar_no_closed_set')
-    city = module.CityMap(*SMALL)
+def test_a_search_without_a_closed_set_is_counted_expansion_by_expansion(tmp_path):
     case = next(c for c in ROUTES if c['name'] == 'random-1')
-    popped = []
-    original = module.CityMap.get_neighbors_codes
-
-    def listing(self, code):
-        popped.append(code)
-        return original(self, code)
-    module.CityMap.get_neighbors_codes = listing
-    try:
-        report, result = counted(module, city, case)
-    finally:
-        module.CityMap.get_neighbors_codes = original
-    assert result.get_time() == case['expected']['arrival']
-    assert report['count'] >= len(popped) > 10 * case['expected']['astar_expansions']
+    (observation, log), = searched(source_of('astar_no_closed_set'), [route(case)], tmp_path)
+    assert observation['chain'][0][1] == case['expected']['arrival']
+    assert log['count'] > 10 * case['expected']['astar_expansions']
+    assert log['calls']['get_neighbors_codes'] + log['calls']['get_neighbors'] > 10 * \
+        case['expected']['astar_expansions']
 
 
-def test_a_runaway_search_is_stopped_by_its_count_even_when_it_catches_exceptions():
-    module = load('astar_no_closed_set')
-    city = module.CityMap(*SMALL)
+def test_a_runaway_search_is_stopped_by_its_count_even_when_it_catches_exceptions(tmp_path):
     case = next(c for c in ROUTES if c['name'] == 'long-across-city')
-    log = probe.Expansions(module, city, limit=2000)
-    with pytest.raises(probe.SearchStopped), log:
-        city.search(city.get_stop(case['input']['start']), city.get_stop(case['input']['goal']), 0)
-    assert log.stopped and log.count == 2001
-    assert not issubclass(probe.SearchStopped, Exception)
+    catching = ('    codes, caught = list(self.stops)[:2], 0\n'
+                '    for i in range(100000):\n'
+                '        try:\n'
+                '            self.get_neighbors(codes[i % 2])\n'
+                '        except BaseException:\n'
+                '            caught += 1\n'
+                '            if caught == 3:\n'
+                '                return caught\n')
+    (_, runaway), (observation, caught) = searched(
+        source_of('astar_no_closed_set'), [route(case, limit=2000)], tmp_path / 'a') + \
+        searched(scripted(catching), [route(case, limit=2000)], tmp_path / 'b')
+    assert runaway['stopped'] and runaway['count'] == 2001
+    assert caught['stopped'] and caught['count'] == 2003 and caught['intact'], caught['problem']
+    assert observation['returned']['value'] == 3
+    assert tally.load(None) and not issubclass(tally.stopped(), Exception)
 
 
-def test_the_classes_are_restored_and_a_rebinding_is_seen():
-    module = load('reference')
-    city = module.CityMap(*SMALL)
-    before = dict(module.CityMap.__dict__), module.State.__dict__['__init__']
-    log = probe.Expansions(module, city)
-    with log:
-        module.CityMap.get_neighbors_codes = lambda self, code: list(self.stops[code]['neighbors'])
-    assert not log.report()['intact']
-    module.CityMap.get_neighbors_codes = before[0]['get_neighbors_codes']
-    with log:
-        pass
-    assert dict(module.CityMap.__dict__) == before[0]
-    assert module.State.__dict__['__init__'] is before[1]
+def test_rebinding_the_counted_methods_during_the_search_changes_no_count(tmp_path):
+    body = ('    CityMap.get_neighbors_codes = lambda self, code: list(self.stops[code]'
+            '["neighbors"])\n'
+            '    CityMap.get_neighbors = lambda self, code: dict(self.stops[code]["neighbors"])\n'
+            '    return reference_search(self, start, goal, time_of_beginning)\n')
+    case = max(ROUTES, key=lambda c: c['expected']['astar_expansions'])
+    (observation, log), = searched(scripted(body), [route(case)], tmp_path)
+    assert observation['chain'][0][1] == case['expected']['arrival']
+    assert log['count'] == case['expected']['astar_expansions'] and log['intact']
 
 
 def efficiency_outcome(name, counts, floor, hidden=False, cpu=0.2):
@@ -165,31 +141,19 @@ def test_unconfirmed_counts_withdraw_efficiency_without_naming_a_drawn_trip(poli
     assert '97 expansions counted on large-far-trips trip 1' in table.message
 
 
-def test_a_trip_is_searched_again_and_a_failing_repeat_keeps_the_first_answer():
-    import time
-    import types
-    module = load('reference')
-    city = module.CityMap(*SMALL)
-    case = ROUTES[-1]
-    ctx = types.SimpleNamespace(perf_counter=time.perf_counter)
-    payload = dict(case['input'], kind='route', count=True, reps=16, at_least=2, work=0.0)
-    observation = probe.route(module, city, payload, ctx)
-    assert observation['expansions']['counts'] == [case['expected']['astar_expansions']] * 2
-    calls = []
-    search = module.CityMap.search
-
-    def once(self, *args):
-        calls.append(args)
-        if len(calls) > 1:
-            raise RuntimeError('the map was used up')
-        return search(self, *args)
-    module.CityMap.search = once
-    try:
-        observation = probe.route(module, city, payload, ctx)
-    finally:
-        module.CityMap.search = search
-    assert observation['expansions']['counts'] == [case['expected']['astar_expansions']]
-    assert observation['chain'][0][0] == case['input']['goal'] and len(calls) == 2
+def test_a_trip_is_searched_again_and_a_failing_repeat_keeps_the_first_answer(tmp_path):
+    case = max(ROUTES, key=lambda c: c['expected']['astar_expansions'])
+    payload = route(case, reps=16, at_least=2, work=0.0)
+    (_, log), = searched(source_of('reference'), [payload], tmp_path / 'a')
+    assert log['counts'] == [case['expected']['astar_expansions']] * 2
+    body = ('    calls.append(start)\n'
+            '    if len(calls) > 1:\n'
+            '        raise RuntimeError("the map was used up")\n'
+            '    return reference_search(self, start, goal, time_of_beginning)\n')
+    (observation, log), = searched(scripted(body, 'calls = []'), [payload], tmp_path / 'b')
+    # Every run is the counter's: the failed repeat is there, with what it did (nothing).
+    assert log['counts'] == [case['expected']['astar_expansions'], 0]
+    assert observation['chain'][0][0] == case['input']['goal']
 
 
 def test_a_burst_of_load_over_some_baselines_hides_no_search(policy):

@@ -29,6 +29,19 @@
  * (the eight puzzle's FindNextStates and heuristics); the first run's calls of
  * the first name also note the state they were handed (``state``).  Flags say
  * what makes a run's count untrustworthy (see the FLAG_ constants).
+ *
+ * A unit's name may carry a role (``role:name``) and an owner (``Owner.name``: the call's
+ * first argument is an instance of a class of that name, or of a subclass).  The roles
+ * count a route planner's *expansions* (see grader/exercises/travel/probe.py for the
+ * rule): ``listing`` (a stop's neighbours listed: the stop code is the argument ``code``,
+ * else the second), ``transition`` (``fastest_transition``: ``from_code``, ``dest_code``,
+ * ``current_time``, else the second to fourth) and ``made`` (a state made from the state
+ * passed as ``previous``, else the fourth argument: each distinct one is an expansion).
+ * The stop mappings of the network are also replaced by ``neighbours`` objects (a dict
+ * whose listing -- iteration, keys, items, values -- is a ``listing`` event of its stop).
+ * A run's ``events`` and ``states`` are the two counts; past ``limit`` (hold()) of either,
+ * every further event raises ``Stopped`` (a BaseException) in the search.  The first run
+ * notes its expansions in order (stop code as a hash of its text, and clock time).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -43,12 +56,19 @@
 #include <time.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <math.h>
 
 #define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
 #define SLOTS 64
 #define MAX_STACK 200000
 #define UNITS 4                /* functions counted by name (hold()'s units) */
 #define RECORDED 8192          /* states handed to the first unit, in the first run */
+#define ORDERED 6000           /* expansions noted in order (the first run) */
+#define MAX_DESTS 512          /* neighbours asked for within one expansion */
+#define ROLE_PLAIN 0
+#define ROLE_LISTING 1
+#define ROLE_TRANSITION 2
+#define ROLE_MADE 3
 
 /* Flags of a run (slot) or of the whole process (block.flags). */
 #define FLAG_HOOK 1u           /* sys.setprofile / sys.settrace tried */
@@ -68,6 +88,7 @@
 typedef struct {
     uint64_t nodes, calls, leaves, max_depth, recursive, flags, closed, spare;
     uint64_t unit[UNITS];      /* calls of each unit (by name), this run */
+    uint64_t events, states, listings, stopped;   /* the route planner's expansions */
 } slot_t;
 
 typedef struct {
@@ -78,9 +99,12 @@ typedef struct {
     uint64_t recorded;         /* states noted in state[] (the first run, first unit) */
     uint64_t unread;           /* calls of the first unit whose state could not be read */
     uint32_t state[RECORDED];  /* each as the number its nine tiles spell (123456780) */
+    uint64_t ordered;          /* expansions noted in order (the first run) */
+    uint64_t order_code[ORDERED];   /* the stop code's hash (FNV-1a of its UTF-8), 0: not text */
+    double order_time[ORDERED];     /* the clock time, NaN: not known */
 } block_t;
 
-static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}, 0, 0, {0}};
+static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}, 0, 0, {0}, 0, {0}, {0}};
 
 typedef struct {
     PyObject *code;            /* strong reference while the run lasts */
@@ -91,6 +115,7 @@ typedef struct {
     int64_t active;
     unsigned char marked, named, generator, owned, library, sanctioned;
     unsigned char unit;        /* 1 + the index of its name in units, or 0 */
+    unsigned char owner_checked;   /* the unit's owner was checked on a call */
 } entry_t;
 
 static entry_t *entries = NULL;
@@ -110,6 +135,20 @@ static PyObject *trusted = NULL;   /* the grader's code objects that may start a
 static char *held = NULL;          /* the case's input, held in C until it is given */
 static Py_ssize_t held_length = 0;
 static PyObject *units = NULL;     /* names of the functions counted by name (hold()) */
+static PyObject *unit_names = NULL;    /* the code names of the units (role and owner taken off) */
+static PyObject *unit_owner[UNITS];    /* the class name a unit's first argument has, or NULL */
+static int unit_role[UNITS];
+static uint64_t limit = 0;         /* expansions after which a run is stopped (0: none) */
+static PyObject *StoppedError = NULL;
+/* The current expansion of a run (the route planner's roles). */
+static int cur_has = 0, cur_timed = 0, quiet = 0;
+static uint64_t cur_code = 0;
+static double cur_time = 0;
+static uint64_t dests[MAX_DESTS];
+static int n_dests = 0;
+static uintptr_t *made = NULL;     /* the distinct previous states of this run (addresses) */
+static size_t made_cap = 0, made_n = 0;
+static PyFrameObject *skip_return = NULL;  /* the frame whose start raised Stopped (no pop) */
 static int64_t unit_active[UNITS]; /* frames of each unit running: only the outermost counts */
 static int resume_op = -1;         /* the RESUME opcode (3.11 on), read at install */
 static int given = 0;              /* the input was given: the window is open */
@@ -238,10 +277,10 @@ entry_of(PyCodeObject *code)
     if (sanction && PySet_Contains(sanction, (PyObject *)code) == 1) e->sanctioned = 1;
     e->library = in_library(code->co_filename);
     if (e->named) entries[e->canon].named = 1;
-    if (units && !e->library && !e->owned) {
-        Py_ssize_t u, n = PyTuple_GET_SIZE(units);
+    if (unit_names && !e->library && !e->owned) {
+        Py_ssize_t u, n = PyTuple_GET_SIZE(unit_names);
         for (u = 0; u < n && u < UNITS; u++) {
-            int same = PyUnicode_Compare(code->co_name, PyTuple_GET_ITEM(units, u));
+            int same = PyUnicode_Compare(code->co_name, PyTuple_GET_ITEM(unit_names, u));
             if (same == -1 && PyErr_Occurred()) PyErr_Clear();
             if (same == 0) { e->unit = (unsigned char)(u + 1); break; }
         }
@@ -434,13 +473,233 @@ push(int canon, int ctx)
     return 0;
 }
 
+/* --- the route planner's expansions (roles) -------------------------------- */
+
+/* A stop code's hash: FNV-1a of its UTF-8 text (never 0), or 0 when it is not text. */
+static uint64_t
+code_hash(PyObject *value)
+{
+    const char *text;
+    Py_ssize_t n;
+    uint64_t h;
+    if (!value || !PyUnicode_Check(value)) return 0;
+    text = PyUnicode_AsUTF8AndSize(value, &n);
+    if (!text) { PyErr_Clear(); return 0; }
+    h = fnv(text, n);
+    return h ? h : 1;
+}
+
+/* A clock time: an int or a finite float (1, with *t), or 0. */
+static int
+time_of(PyObject *value, double *t)
+{
+    if (!value || PyBool_Check(value)) return 0;
+    if (PyLong_Check(value)) {
+        *t = PyLong_AsDouble(value);
+        if (*t == -1.0 && PyErr_Occurred()) { PyErr_Clear(); return 0; }
+        return 1;
+    }
+    if (PyFloat_Check(value)) {
+        *t = PyFloat_AS_DOUBLE(value);
+        return isfinite(*t);
+    }
+    return 0;
+}
+
+static uint64_t
+expansions_of(slot_t *slot)
+{
+    return slot->events > slot->states ? slot->events : slot->states;
+}
+
+/* Past the run's limit: the run is stopped, and Stopped raised (-1). */
+static int
+check_limit(slot_t *slot)
+{
+    if (!limit || expansions_of(slot) <= limit) return 0;
+    slot->stopped = 1;
+    PyErr_SetString(StoppedError, "the search made more expansions than its limit");
+    return -1;
+}
+
+static int
+start_expansion(slot_t *slot, uint64_t code, int timed, double t)
+{
+    slot->events++;
+    cur_has = 1;
+    cur_code = code;
+    cur_timed = timed;
+    cur_time = t;
+    n_dests = 0;
+    if (block.runs == 0 && block.ordered < ORDERED) {
+        block.order_code[block.ordered] = code;
+        block.order_time[block.ordered] = timed ? t : NAN;
+        block.ordered++;
+    }
+    return check_limit(slot);
+}
+
+/* A stop's neighbours were listed. */
+static int
+listed(slot_t *slot, uint64_t code)
+{
+    slot->listings++;
+    if (!cur_has || code != cur_code) return start_expansion(slot, code, 0, 0);
+    return 0;
+}
+
+/* fastest_transition(code, dest, time) was asked. */
+static int
+transition(slot_t *slot, uint64_t code, uint64_t dest, int timed, double t)
+{
+    int i, seen = 0;
+    for (i = 0; i < n_dests && !seen; i++) seen = dests[i] == dest;
+    if (!cur_has || code != cur_code || (timed && cur_timed && t != cur_time) || seen ||
+        n_dests == MAX_DESTS) {
+        if (start_expansion(slot, code, timed, t) < 0) return -1;
+    } else if (!cur_timed && timed) {
+        cur_timed = 1;
+        cur_time = t;
+        if (block.runs == 0 && slot->events <= block.ordered && slot->events > 0)
+            block.order_time[slot->events - 1] = t;
+    }
+    dests[n_dests++] = dest;
+    return 0;
+}
+
+/* A state was made from ``previous``: a distinct one is one expansion.  Addresses only (no
+ * reference is kept): a state made from is alive while the states made from it are. */
+static int
+made_from(slot_t *slot, PyObject *previous)
+{
+    uintptr_t key = (uintptr_t)previous;
+    size_t s;
+    if (!previous || previous == Py_None) return 0;
+    if ((made_n + 1) * 2 > made_cap) {
+        size_t cap = made_cap ? made_cap * 2 : 4096, i;
+        uintptr_t *fresh = calloc(cap, sizeof(uintptr_t));
+        if (!fresh) { run_flags |= FLAG_OVERFLOW; return 0; }
+        for (i = 0; i < made_cap; i++) {
+            if (made[i]) {
+                size_t t = slot_of((PyObject *)made[i], cap);
+                while (fresh[t]) t = (t + 1) & (cap - 1);
+                fresh[t] = made[i];
+            }
+        }
+        free(made);
+        made = fresh;
+        made_cap = cap;
+    }
+    s = slot_of(previous, made_cap);
+    while (made[s]) {
+        if (made[s] == key) return 0;
+        s = (s + 1) & (made_cap - 1);
+    }
+    made[s] = key;
+    made_n++;
+    slot->states++;
+    return check_limit(slot);
+}
+
 static void
+forget_expansions(void)
+{
+    cur_has = 0;
+    n_dests = 0;
+    made_n = 0;
+    if (made) memset(made, 0, made_cap * sizeof(uintptr_t));
+}
+
+/* The argument of a unit call named one of ``names`` (NULL-ended), else the one at
+ * ``position``: a new reference, or NULL. */
+static PyObject *
+argument_named(PyFrameObject *frame, PyCodeObject *code, const char **names, int position)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *varnames = PyCode_GetVarnames(code);
+#else
+    PyObject *varnames = code->co_varnames;
+    Py_XINCREF(varnames);
+#endif
+    int i, k, count = code->co_argcount + code->co_kwonlyargcount, at = -1;
+    if (!varnames) { PyErr_Clear(); return NULL; }
+    for (i = 0; i < count && i < PyTuple_GET_SIZE(varnames) && at < 0; i++) {
+        PyObject *name = PyTuple_GET_ITEM(varnames, i);
+        for (k = 0; names[k] && at < 0; k++)
+            if (PyUnicode_CompareWithASCIIString(name, names[k]) == 0) at = i;
+    }
+    Py_DECREF(varnames);
+    if (at < 0) at = position;
+    if (at >= count) return NULL;
+    return argument(frame, code, at);
+}
+
+static const char *CODE_NAMES[] = {"code", "from_code", "stop_code", NULL};
+static const char *DEST_NAMES[] = {"dest_code", "dest", "to_code", NULL};
+static const char *TIME_NAMES[] = {"current_time", "time", NULL};
+static const char *PREVIOUS_NAMES[] = {"previous", NULL};
+
+/* A call of a unit with a role: its event.  -1: Stopped is raised. */
+static int
+unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, int u)
+{
+    PyObject *a = NULL, *b = NULL, *c = NULL;
+    int result = 0, timed;
+    double t = 0;
+    switch (unit_role[u]) {
+    case ROLE_LISTING:
+        a = argument_named(frame, code, CODE_NAMES, 1);
+        result = listed(slot, code_hash(a));
+        break;
+    case ROLE_TRANSITION:
+        a = argument_named(frame, code, CODE_NAMES, 1);
+        b = argument_named(frame, code, DEST_NAMES, 2);
+        c = argument_named(frame, code, TIME_NAMES, 3);
+        timed = time_of(c, &t);
+        result = transition(slot, code_hash(a), code_hash(b), timed, t);
+        break;
+    case ROLE_MADE:
+        a = argument_named(frame, code, PREVIOUS_NAMES, 3);
+        result = made_from(slot, a);
+        break;
+    }
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(c);
+    return result;
+}
+
+/* Whether a call of unit ``u`` is one of its owner's (the first argument's class, or a base
+ * of it, has the owner's name), checked on the code's first call in a run. */
+static int
+owned_by(entry_t *e, PyFrameObject *frame, PyCodeObject *code, int u)
+{
+    PyObject *self, *mro;
+    Py_ssize_t i;
+    int found = 0;
+    if (!unit_owner[u] || e->owner_checked) return e->unit != 0;
+    e->owner_checked = 1;
+    self = code->co_argcount > 0 ? argument(frame, code, 0) : NULL;
+    mro = self ? Py_TYPE(self)->tp_mro : NULL;
+    for (i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro) && !found; i++) {
+        PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        const char *name = t->tp_name, *dot = strrchr(name, '.');
+        const char *want = PyUnicode_AsUTF8(unit_owner[u]);
+        if (!want) { PyErr_Clear(); break; }
+        found = strcmp(dot ? dot + 1 : name, want) == 0;
+    }
+    Py_XDECREF(self);
+    if (!found) e->unit = 0;
+    return found;
+}
+
+static int
 started(PyFrameObject *frame, PyCodeObject *code)
 {
     slot_t *slot = current();
     int idx = entry_of(code), canon, i, named, user, generator, ctx;
     entry_t *c;
-    if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return; }
+    if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return 0; }
     canon = entries[idx].canon;
     c = &entries[canon];
     generator = entries[idx].generator;
@@ -460,11 +719,17 @@ started(PyFrameObject *frame, PyCodeObject *code)
          * generator, when its frame starts, not at every resumption. */
         int u = entries[idx].unit - 1;
         if (unit_active[u] == 0 && (!generator || first_entry(frame, code))) {
+            if (!owned_by(&entries[idx], frame, code, u)) goto not_unit;
             slot->unit[u]++;
-            if (u == 0 && block.runs == 0) record(frame, code);
+            if (unit_role[u] == ROLE_PLAIN) {
+                if (u == 0 && block.runs == 0) record(frame, code);
+            } else if (unit_event(slot, frame, code, u) < 0) {
+                return -1;     /* stopped: the frame is not pushed (it ends at once) */
+            }
         }
         unit_active[u]++;
     }
+  not_unit:
     if (c->active > 0) {
         /* Started again while running: every function between its two frames recurs,
          * it too.  Not counted as nodes: generators (a comprehension between two calls
@@ -485,8 +750,9 @@ started(PyFrameObject *frame, PyCodeObject *code)
         else if (user && !named) run_flags |= FLAG_UNNAMED;
     }
     c->active++;
-    if (push(canon, ctx) < 0) return;
+    if (push(canon, ctx) < 0) return 0;
     if ((uint64_t)depth > slot->max_depth) slot->max_depth = depth;
+    return 0;
 }
 
 static void
@@ -566,6 +832,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 running = 1;
                 depth = 0;
                 memset(unit_active, 0, sizeof(unit_active));
+                forget_expansions();
                 if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
             }
         } else if (running && depth == 0) {
@@ -575,13 +842,114 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         return 0;
     }
     if (running) {
-        if (what == PyTrace_CALL) started(frame, code);
+        if (what == PyTrace_CALL) {
+            skip_return = NULL;
+            if (started(frame, code) < 0) {
+                /* Stopped is raised in the frame that starts.  It is not pushed: some
+                 * versions end it with a return event (skipped: nothing starts between
+                 * the two), others (3.9, 3.10) without. */
+                skip_return = frame;
+                Py_DECREF(code);
+                return -1;
+            }
+        }
+        else if (frame == skip_return) skip_return = NULL;
         else ended(code);
     } else if (given && what == PyTrace_CALL) {
         outside_run(code);
     }
     Py_DECREF(code);
     return 0;
+}
+
+
+/* --- a stop's neighbour mapping that notes its listings -------------------- */
+
+typedef struct {
+    PyDictObject dict;
+    uint64_t code;             /* its stop's code (hash): not readable or writable from Python */
+} neighbours_t;
+
+static PyObject *dict_keys = NULL, *dict_items = NULL, *dict_values = NULL;
+static PyTypeObject NeighboursType;
+
+/* Inside a run, a listing of the stop's neighbours; -1 when it stops the run. */
+static int
+noted(PyObject *self)
+{
+    if (!running || quiet) return 0;
+    return listed(current(), ((neighbours_t *)self)->code);
+}
+
+static PyObject *
+neighbours_iter(PyObject *self)
+{
+    if (noted(self) < 0) return NULL;
+    return PyDict_Type.tp_iter(self);
+}
+
+static PyObject *
+neighbours_view(PyObject *self, PyObject *method)
+{
+    if (noted(self) < 0) return NULL;
+    return PyObject_CallFunctionObjArgs(method, self, NULL);
+}
+
+static PyObject *neighbours_keys(PyObject *self, PyObject *n) { return neighbours_view(self, dict_keys); }
+static PyObject *neighbours_items(PyObject *self, PyObject *n) { return neighbours_view(self, dict_items); }
+static PyObject *neighbours_values(PyObject *self, PyObject *n) { return neighbours_view(self, dict_values); }
+
+static PyObject *
+neighbours_reduce(PyObject *self, PyObject *args)
+{
+    /* A copy (pickle, deepcopy) is a plain dict: not a listing. */
+    PyObject *plain = PyDict_New(), *result;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    if (!plain) return NULL;
+    while (PyDict_Next(self, &pos, &key, &value)) {
+        if (PyDict_SetItem(plain, key, value) < 0) { Py_DECREF(plain); return NULL; }
+    }
+    result = Py_BuildValue("(O(N))", (PyObject *)&PyDict_Type, plain);
+    return result;
+}
+
+static PyMethodDef neighbours_methods[] = {
+    {"keys", neighbours_keys, METH_NOARGS, "The keys (a listing of the stop's neighbours)."},
+    {"items", neighbours_items, METH_NOARGS, "The items (a listing)."},
+    {"values", neighbours_values, METH_NOARGS, "The values (a listing)."},
+    {"__reduce_ex__", neighbours_reduce, METH_VARARGS, "A plain dict's."},
+    {"__reduce__", neighbours_reduce, METH_VARARGS, "A plain dict's."},
+    {NULL, NULL, 0, NULL}
+};
+
+static PyTypeObject NeighboursType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "grader.child._tally.neighbours",
+    .tp_basicsize = sizeof(neighbours_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT,     /* the dict's collector support is inherited */
+    .tp_doc = "A stop's neighbour mapping; listing it is a listing of the stop's neighbours.",
+    .tp_iter = neighbours_iter,
+    .tp_methods = neighbours_methods,
+};
+
+static PyObject *
+tally_neighbours(PyObject *self, PyObject *args)
+{
+    /* neighbours(mapping, code): a copy of the dict ``mapping`` that notes its listings as
+     * listings of the stop ``code``. */
+    PyObject *mapping, *code, *made_obj, *empty;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &mapping, &code)) return NULL;
+    empty = PyTuple_New(0);
+    if (!empty) return NULL;
+    made_obj = PyDict_Type.tp_new(&NeighboursType, empty, NULL);
+    Py_DECREF(empty);
+    if (!made_obj) return NULL;
+    quiet = 1;
+    if (PyDict_Update(made_obj, mapping) < 0) { quiet = 0; Py_DECREF(made_obj); return NULL; }
+    quiet = 0;
+    ((neighbours_t *)made_obj)->code = code_hash(code);
+    return made_obj;
 }
 
 /* --- the audit hook ------------------------------------------------------- */
@@ -771,6 +1139,7 @@ tally_seal(PyObject *self, PyObject *noargs)
     block.runs = 0;
     block.flags = 0;
     block.recorded = block.unread = 0;
+    block.ordered = 0;
     memset(block.slot, 0, sizeof(block.slot));
     /* The runner reads this process's memory: it must be dumpable again. */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
@@ -783,18 +1152,45 @@ tally_hold(PyObject *self, PyObject *args)
     /* The runner: the next case's input, kept in C memory only (the case process has it
      * from the fork, where no Python object of its own refers to it); and the names of the
      * functions whose calls are counted (units), as the runner's probe gives them. */
-    PyObject *data, *names = NULL;
+    PyObject *data, *names = NULL, *plain = NULL;
+    unsigned long long stop_after = 0;
     Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "O|O!", &data, &PyTuple_Type, &names)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|O!K", &data, &PyTuple_Type, &names, &stop_after))
+        return NULL;
     if (!installed || block.sealed || !PyBytes_Check(data))
         return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    for (i = 0; i < UNITS; i++) { Py_CLEAR(unit_owner[i]); unit_role[i] = ROLE_PLAIN; }
     if (names) {
-        for (i = 0; i < PyTuple_GET_SIZE(names); i++)
-            if (!PyUnicode_CheckExact(PyTuple_GET_ITEM(names, i)))
+        static const char *roles[] = {"", "listing:", "transition:", "made:", NULL};
+        plain = PyTuple_New(PyTuple_GET_SIZE(names));
+        if (!plain) return NULL;
+        for (i = 0; i < PyTuple_GET_SIZE(names); i++) {
+            PyObject *item = PyTuple_GET_ITEM(names, i), *name;
+            const char *text, *colon, *dot;
+            int r;
+            if (!PyUnicode_CheckExact(item) || !(text = PyUnicode_AsUTF8(item))) {
+                Py_DECREF(plain);
                 return PyErr_Format(PyExc_TypeError, "units: a tuple of names");
+            }
+            colon = strchr(text, ':');
+            if (colon && i < UNITS) {
+                for (r = 1; roles[r]; r++)
+                    if (strncmp(text, roles[r], colon + 1 - text) == 0 &&
+                        strlen(roles[r]) == (size_t)(colon + 1 - text))
+                        unit_role[i] = r;
+                text = colon + 1;
+            }
+            dot = strrchr(text, '.');
+            if (dot && i < UNITS) unit_owner[i] = PyUnicode_FromStringAndSize(text, dot - text);
+            name = PyUnicode_FromString(dot ? dot + 1 : text);
+            if (!name) { Py_DECREF(plain); return NULL; }
+            PyTuple_SET_ITEM(plain, i, name);
+        }
         Py_INCREF(names);
     }
     Py_XSETREF(units, names);
+    Py_XSETREF(unit_names, plain);
+    limit = stop_after;
     free(held);
     held_length = PyBytes_GET_SIZE(data);
     held = malloc(held_length ? held_length : 1);
@@ -911,12 +1307,14 @@ static PyMethodDef methods[] = {
     {"watch", tally_watch, METH_NOARGS,
      "watch(): the profile function on this thread, before any seal (benchmarks)."},
     {"hold", tally_hold, METH_VARARGS,
-     "hold(bytes, units=()): the runner keeps the next case's input in C, and the names of "
-     "the functions whose calls are counted."},
+     "hold(bytes, units=(), limit=0): the runner keeps the next case's input in C, the names "
+     "of the functions whose calls are counted, and the expansions after which a run stops."},
     {"given", tally_given, METH_VARARGS,
      "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "
      "frame from now on is seen."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
+    {"neighbours", tally_neighbours, METH_VARARGS,
+     "neighbours(mapping, code): a copy of the dict whose listings are the stop's."},
     {"prctl", tally_prctl, METH_VARARGS,
      "prctl(option, value): prctl(option, value, 0, 0, 0), until the seal."},
     {"filter", tally_filter, METH_O,
@@ -934,6 +1332,17 @@ PyInit__tally(void)
 {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    NeighboursType.tp_base = &PyDict_Type;
+    if (PyType_Ready(&NeighboursType) < 0) return NULL;
+    dict_keys = PyObject_GetAttrString((PyObject *)&PyDict_Type, "keys");
+    dict_items = PyObject_GetAttrString((PyObject *)&PyDict_Type, "items");
+    dict_values = PyObject_GetAttrString((PyObject *)&PyDict_Type, "values");
+    if (!dict_keys || !dict_items || !dict_values) return NULL;
+    StoppedError = PyErr_NewException("grader.child._tally.Stopped", PyExc_BaseException, NULL);
+    if (!StoppedError) return NULL;
+    Py_INCREF(StoppedError);
+    if (PyModule_AddObject(m, "Stopped", StoppedError) < 0) return NULL;
+    PyModule_AddIntConstant(m, "ORDERED", ORDERED);
     PyModule_AddIntConstant(m, "SLOTS", SLOTS);
     PyModule_AddIntConstant(m, "UNITS", UNITS);
     PyModule_AddIntConstant(m, "RECORDED", RECORDED);

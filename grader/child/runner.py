@@ -367,7 +367,10 @@ class Runner:
         # Watched (every frame seen once the input is given) only where something is counted.
         counted = bool(getattr(self.probe, 'COUNTED', False)) and \
             not (isinstance(payload, dict) and payload.get('count') is False)
-        if tally.hold(payload, self.units if counted else ()):
+        # A search is stopped past the expansions the probe reads in its input (0: never).
+        limit = self.probe.stop_after(payload) if counted and hasattr(self.probe, 'stop_after') \
+            else 0
+        if tally.hold(payload, self.units if counted else (), limit):
             payload = tally.HELD
         job = {'id': request['id'], 'op': request['op'], 'payload': payload,
                'limit': request.get('limit', 5.0), 'wall': request.get('wall', 20.0),

@@ -32,10 +32,11 @@ from json import loads as _loads
 
 MEMBER = 'grader/child/_tally.so'
 """Where the child archive holds the compiled extension."""
-SLOT = struct.Struct('<12Q')
+SLOT = struct.Struct('<16Q')
 UNITS = 4
 """Functions counted by name (``_tally.c``'s ``UNITS``)."""
 RECORDS = struct.Struct('<2Q')
+ORDER = struct.Struct('<Qd')
 HEADER = struct.Struct('<8Q')
 MAGIC = 0x31796c6c61745f
 
@@ -171,16 +172,36 @@ def library():
     return tuple(sorted(found)) + ('<frozen ',)
 
 
-def hold(payload, units=()):
+def hold(payload, units=(), limit=0):
     """The runner, before it forks a case: keep the case's input in C memory only, where the
     submission's code cannot read it before :func:`given` (False without the extension: the
     input then travels in the job).  ``units`` names the functions whose calls the case
-    counts one by one (at most :data:`UNITS`; the first one's states are noted too)."""
+    counts one by one (at most :data:`UNITS`; the first one's states are noted too), each
+    ``[role:][Owner.]name`` (roles ``listing``, ``transition``, ``made``: the route
+    planner's expansions, see ``_tally.c``); past ``limit`` expansions (0: none) a run is
+    stopped: :func:`stopped` is raised in the search."""
     if not _ext or payload is None:
         return False
     _ext[0].hold(_dumps(payload, separators=(',', ':')).encode(),
-                 tuple(str(name) for name in units)[:UNITS])
+                 tuple(str(name) for name in units)[:UNITS], max(0, int(limit or 0)))
     return True
+
+
+class _Stopped(BaseException):
+    """Stands for the counter's Stopped where the extension is not built (never raised)."""
+
+
+def stopped():
+    """The exception the counter raises in a search past its limit (a BaseException: a
+    search's ``except Exception`` does not swallow it)."""
+    return _ext[0].Stopped if _ext else _Stopped
+
+
+def neighbours(mapping, code):
+    """A copy of the dict ``mapping`` whose listings (iteration, keys, items, values) inside
+    a run are listings of the stop ``code``'s neighbours, noted by the counter; ``mapping``
+    itself without the extension."""
+    return _ext[0].neighbours(mapping, code) if _ext else mapping
 
 
 def given(job_payload, watch=True):
@@ -230,37 +251,55 @@ def read(pid):
     """The tally of the stopped case process ``pid``: ``{'runs', 'flags', 'slots', 'others_ns',
     'main_ns'}`` (the CPU of the other threads, and of this one, from the input given to the
     last run's end) where each slot is ``{'nodes', 'calls', 'leaves', 'depth', 'recursive',
-    'flags', 'closed', 'units'}`` (``units``: the calls of each function :func:`hold` named,
-    in its order), with ``states`` (the states the first run handed the first of them, each
-    as the number its tiles spell, in call order) and ``unread`` (its calls whose state could
-    not be read); None when nothing can be read."""
+    'flags', 'closed', 'units', 'events', 'states', 'listings', 'stopped'}`` (``units``: the
+    calls of each function :func:`hold` named, in its order; then the route planner's
+    expansion counts, and whether the run was stopped past its limit), with ``order`` (the
+    first run's expansions, each ``[code hash, time or None]``), ``states`` (the states the
+    first run handed the first of them, each as the number its tiles spell, in call order)
+    and ``unread`` (its calls whose state could not be read); None when nothing can be
+    read."""
     if not _layout:
         return None
     address, size = _layout
+    count = _ext[0].SLOTS
+    head = HEADER.size + count * SLOT.size + RECORDS.size
+    states_at, order_at = head, head + 4 * _ext[0].RECORDED
     try:
         fd = os.open(f'/proc/{pid}/mem', os.O_RDONLY)
         try:
-            data = os.pread(fd, size, address)
+            data = os.pread(fd, head, address)
+            recorded, _ = RECORDS.unpack_from(data, head - RECORDS.size) if len(data) == head \
+                else (0, 0)
+            recorded = min(recorded, _ext[0].RECORDED)
+            states = os.pread(fd, 4 * recorded, address + states_at) if recorded else b''
+            ordered = struct.unpack('<Q', os.pread(fd, 8, address + order_at))[0]
+            ordered = min(ordered, _ext[0].ORDERED)
+            codes = os.pread(fd, 8 * ordered, address + order_at + 8) if ordered else b''
+            times = os.pread(fd, 8 * ordered, address + order_at + 8 + 8 * _ext[0].ORDERED) \
+                if ordered else b''
         finally:
             os.close(fd)
-    except OSError:
+    except (OSError, struct.error):
         return None
-    if len(data) != size:
+    if len(data) != head or len(states) != 4 * recorded or len(codes) != 8 * ordered or \
+            len(times) != 8 * ordered:
         return None
     magic, _, runs, flags, sealed, _, others_ns, main_ns = HEADER.unpack_from(data, 0)
     if magic != MAGIC or not sealed:
         return None
     slots = []
-    count = _ext[0].SLOTS
     for i in range(min(runs, count)):
-        nodes, calls, leaves, depth, recursive, sflags, closed, _, *units = SLOT.unpack_from(
+        (nodes, calls, leaves, depth, recursive, sflags, closed, _, *rest) = SLOT.unpack_from(
             data, HEADER.size + i * SLOT.size)
+        units, (events, made, listings, stopped) = rest[:UNITS], rest[UNITS:]
         slots.append({'nodes': nodes, 'calls': calls, 'leaves': leaves, 'depth': depth,
                       'recursive': recursive, 'flags': sflags, 'closed': bool(closed),
-                      'units': units})
-    at = HEADER.size + count * SLOT.size
-    recorded, unread = RECORDS.unpack_from(data, at)
-    recorded = min(recorded, _ext[0].RECORDED)
-    states = list(struct.unpack_from(f'<{recorded}I', data, at + RECORDS.size))
+                      'units': units, 'events': events, 'states': made,
+                      'listings': listings, 'stopped': bool(stopped)})
+    _, unread = RECORDS.unpack_from(data, head - RECORDS.size)
+    order = [[code, None if time != time else time]
+             for code, time in zip(struct.unpack(f'<{ordered}Q', codes),
+                                   struct.unpack(f'<{ordered}d', times))]
     return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
-            'main_ns': main_ns, 'states': states, 'unread': unread}
+            'main_ns': main_ns, 'states': list(struct.unpack(f'<{recorded}I', states)),
+            'unread': unread, 'order': order}

@@ -20,7 +20,8 @@ UNTRUSTED = {
                "process's memory, links, foreign extension modules)",
     'mismatch': 'the calls and returns of the search did not pair up',
     'foreign-caller': "the search was started from the submission's code, not the grader's",
-    'outside-run': "the submission's code ran outside the search once the position was given",
+    'outside-run': "the submission's code ran outside the search once the case's input was "
+                   'given',
     'threads-beside': 'a thread of the submission was running beside the search',
 }
 THREAD_WORK = 0.002, 0.1

@@ -56,6 +56,10 @@ ENVELOPE_SCHEMA = {
                                  'items': {'type': 'integer', 'minimum': 0,
                                            'maximum': 876543210}},
                       'unread': {'type': 'integer', 'minimum': 0},
+                      'order': {'type': 'array', 'maxItems': 6000, 'items': {
+                          'type': 'array', 'minItems': 2, 'maxItems': 2,
+                          'prefixItems': [{'type': 'integer', 'minimum': 0},
+                                          {'type': ['number', 'null']}]}},
                       'slots': {'type': 'array', 'maxItems': 64, 'items': {
                           'type': 'object',
                           'required': ['nodes', 'calls', 'leaves', 'depth', 'recursive',
@@ -69,7 +73,11 @@ ENVELOPE_SCHEMA = {
                               'flags': {'type': 'integer', 'minimum': 0},
                               'closed': {'type': 'boolean'},
                               'units': {'type': 'array', 'maxItems': 4,
-                                        'items': {'type': 'integer', 'minimum': 0}}},
+                                        'items': {'type': 'integer', 'minimum': 0}},
+                              'events': {'type': 'integer', 'minimum': 0},
+                              'states': {'type': 'integer', 'minimum': 0},
+                              'listings': {'type': 'integer', 'minimum': 0},
+                              'stopped': {'type': 'boolean'}},
                           'additionalProperties': False}}},
                   'additionalProperties': False},
     },
