@@ -58,6 +58,17 @@
 #include <stdlib.h>
 #include <math.h>
 
+/* Python 3.11: a frame's arguments are read from its fast locals directly where the
+ * interpreter's own header is installed (PyFrame_GetLocals builds a dict at every call). */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && defined(__has_include)
+#  if __has_include(<internal/pycore_frame.h>)
+#    define Py_BUILD_CORE 1
+#    include <internal/pycore_frame.h>
+#    undef Py_BUILD_CORE
+#    define FAST_LOCALS 1
+#  endif
+#endif
+
 #define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
 #define SLOTS 64
 #define MAX_STACK 200000
@@ -116,6 +127,9 @@ typedef struct {
     unsigned char marked, named, generator, owned, library, sanctioned;
     unsigned char unit;        /* 1 + the index of its name in units, or 0 */
     unsigned char owner_checked;   /* the unit's owner was checked on a call */
+    unsigned char args_found;      /* where its role's arguments are, found (arg_at) */
+    signed char arg_at[3];         /* the role's arguments' positions (-1: none) */
+    PyObject *arg_name[3];         /* and their names */
 } entry_t;
 
 static entry_t *entries = NULL;
@@ -293,7 +307,11 @@ static void
 forget_entries(void)
 {
     int i;
-    for (i = 0; i < n_entries; i++) Py_DECREF(entries[i].code);
+    for (i = 0; i < n_entries; i++) {
+        int k;
+        Py_DECREF(entries[i].code);
+        for (k = 0; k < 3; k++) Py_CLEAR(entries[i].arg_name[k]);
+    }
     n_entries = 0;
     if (table) memset(table, 0, table_cap * sizeof(int));
     depth = 0;
@@ -444,10 +462,11 @@ record(PyFrameObject *frame, PyCodeObject *code)
     else block.unread++;
 }
 
+static slot_t spill;            /* the run past the block's slots (flagged overflow) */
+
 static slot_t *
 current(void)
 {
-    static slot_t spill;
     return block.runs < SLOTS ? &block.slot[block.runs] : &spill;
 }
 
@@ -610,62 +629,105 @@ forget_expansions(void)
     if (made) memset(made, 0, made_cap * sizeof(uintptr_t));
 }
 
-/* The argument of a unit call named one of ``names`` (NULL-ended), else the one at
- * ``position``: a new reference, or NULL. */
-static PyObject *
-argument_named(PyFrameObject *frame, PyCodeObject *code, const char **names, int position)
+static const char *CODE_NAMES[] = {"code", "from_code", "stop_code", NULL};
+static const char *DEST_NAMES[] = {"dest_code", "dest", "to_code", NULL};
+static const char *TIME_NAMES[] = {"current_time", "time", NULL};
+static const char *PREVIOUS_NAMES[] = {"previous", NULL};
+
+/* Where a role's arguments are in the calls of ``code`` (found once per entry): the one
+ * named one of ``names``, else the one at ``position`` (-1 when the call has none). */
+static void
+find_args(entry_t *e, PyCodeObject *code, int role)
 {
+    static const char **names[4][3] = {{NULL, NULL, NULL}, {CODE_NAMES, NULL, NULL},
+                                       {CODE_NAMES, DEST_NAMES, TIME_NAMES},
+                                       {PREVIOUS_NAMES, NULL, NULL}};
+    static const int positions[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 2, 3}, {3, -1, -1}};
 #if PY_VERSION_HEX >= 0x030B0000
     PyObject *varnames = PyCode_GetVarnames(code);
 #else
     PyObject *varnames = code->co_varnames;
     Py_XINCREF(varnames);
 #endif
-    int i, k, count = code->co_argcount + code->co_kwonlyargcount, at = -1;
-    if (!varnames) { PyErr_Clear(); return NULL; }
-    for (i = 0; i < count && i < PyTuple_GET_SIZE(varnames) && at < 0; i++) {
-        PyObject *name = PyTuple_GET_ITEM(varnames, i);
-        for (k = 0; names[k] && at < 0; k++)
-            if (PyUnicode_CompareWithASCIIString(name, names[k]) == 0) at = i;
+    int count = code->co_argcount + code->co_kwonlyargcount, k, i, j;
+    e->args_found = 1;
+    for (k = 0; k < 3; k++) e->arg_at[k] = -1;
+    if (!varnames) { PyErr_Clear(); return; }
+    if (count > PyTuple_GET_SIZE(varnames)) count = (int)PyTuple_GET_SIZE(varnames);
+    for (k = 0; k < 3 && names[role][k]; k++) {
+        int at = -1;
+        for (i = 0; i < count && at < 0; i++)
+            for (j = 0; names[role][k][j] && at < 0; j++)
+                if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(varnames, i),
+                                                     names[role][k][j]) == 0)
+                    at = i;
+        if (at < 0 && positions[role][k] < count) at = positions[role][k];
+        if (at >= 0 && at < 127) {
+            e->arg_at[k] = (signed char)at;
+            e->arg_name[k] = PyTuple_GET_ITEM(varnames, at);
+            Py_INCREF(e->arg_name[k]);
+        }
     }
     Py_DECREF(varnames);
-    if (at < 0) at = position;
-    if (at >= count) return NULL;
-    return argument(frame, code, at);
 }
 
-static const char *CODE_NAMES[] = {"code", "from_code", "stop_code", NULL};
-static const char *DEST_NAMES[] = {"dest_code", "dest", "to_code", NULL};
-static const char *TIME_NAMES[] = {"current_time", "time", NULL};
-static const char *PREVIOUS_NAMES[] = {"previous", NULL};
+/* The value of the call's argument ``k`` of its role (a new reference), or NULL.  Nothing
+ * of the submission runs: the frame's own slots are read. */
+static PyObject *
+arg_value(PyFrameObject *frame, entry_t *e, int k, PyObject **locals)
+{
+    PyObject *value = NULL;
+    if (e->arg_at[k] < 0) return NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    (void)locals;
+    value = PyFrame_GetVar(frame, e->arg_name[k]);
+    if (!value) PyErr_Clear();
+#elif defined(FAST_LOCALS)
+    (void)locals;
+    value = frame->f_frame->localsplus[e->arg_at[k]];
+    if (value && PyCell_Check(value)) value = PyCell_GET(value);
+    Py_XINCREF(value);
+#elif PY_VERSION_HEX >= 0x030B0000
+    if (!*locals) *locals = PyFrame_GetLocals(frame);
+    if (*locals) value = PyObject_GetItem(*locals, e->arg_name[k]);
+    if (!value) PyErr_Clear();
+#else
+    (void)locals;
+    value = frame->f_localsplus[e->arg_at[k]];
+    Py_XINCREF(value);
+#endif
+    return value;
+}
 
 /* A call of a unit with a role: its event.  -1: Stopped is raised. */
 static int
-unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, int u)
+unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, int u)
 {
-    PyObject *a = NULL, *b = NULL, *c = NULL;
+    PyObject *a = NULL, *b = NULL, *c = NULL, *locals = NULL;
     int result = 0, timed;
     double t = 0;
+    if (!e->args_found) find_args(e, code, unit_role[u]);
     switch (unit_role[u]) {
     case ROLE_LISTING:
-        a = argument_named(frame, code, CODE_NAMES, 1);
+        a = arg_value(frame, e, 0, &locals);
         result = listed(slot, code_hash(a));
         break;
     case ROLE_TRANSITION:
-        a = argument_named(frame, code, CODE_NAMES, 1);
-        b = argument_named(frame, code, DEST_NAMES, 2);
-        c = argument_named(frame, code, TIME_NAMES, 3);
+        a = arg_value(frame, e, 0, &locals);
+        b = arg_value(frame, e, 1, &locals);
+        c = arg_value(frame, e, 2, &locals);
         timed = time_of(c, &t);
         result = transition(slot, code_hash(a), code_hash(b), timed, t);
         break;
     case ROLE_MADE:
-        a = argument_named(frame, code, PREVIOUS_NAMES, 3);
+        a = arg_value(frame, e, 0, &locals);
         result = made_from(slot, a);
         break;
     }
     Py_XDECREF(a);
     Py_XDECREF(b);
     Py_XDECREF(c);
+    Py_XDECREF(locals);
     return result;
 }
 
@@ -723,7 +785,7 @@ started(PyFrameObject *frame, PyCodeObject *code)
             slot->unit[u]++;
             if (unit_role[u] == ROLE_PLAIN) {
                 if (u == 0 && block.runs == 0) record(frame, code);
-            } else if (unit_event(slot, frame, code, u) < 0) {
+            } else if (unit_event(slot, frame, code, &entries[idx], u) < 0) {
                 return -1;     /* stopped: the frame is not pushed (it ends at once) */
             }
         }
@@ -828,7 +890,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             if (running) {
                 run_flags |= FLAG_NESTED;
             } else {
-                if (block.runs < SLOTS) memset(&block.slot[block.runs], 0, sizeof(slot_t));
+                memset(current(), 0, sizeof(slot_t));
                 running = 1;
                 depth = 0;
                 memset(unit_active, 0, sizeof(unit_active));
