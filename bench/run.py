@@ -327,37 +327,45 @@ class _Output:
 
 def bench_instrumentation(repeats):
     """6. The student's search with and without counting (tic-tac-toe's nodes, the eight
-    puzzle's expansions): plain first, then the C counter (grader/child/_tally.c) installed
-    in this process, as the runner does (it stays on this thread: measured last)."""
+    puzzle's and the route planner's expansions): plain, under a profile function that does
+    nothing (the interpreter's own cost of one), and under the C counter
+    (grader/child/_tally.c) installed in this process as the runner does -- the three taken
+    in turn within each repeat, so a load that comes and goes moves all three alike."""
     import contextlib
     import io
 
     from grader.child import tally
     subjects = _counting_subjects()
 
-    def timings(call, payloads):
-        found = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            with contextlib.redirect_stdout(io.StringIO()):
-                for payload in payloads:
-                    call(payload)
-            found.append(time.perf_counter() - start)
-        return median(found)
-    plain = [timings(lambda p, s=s: s[6].direct_call(s[3], p, s[5]), s[4]) for s in subjects]
+    def timed_once(call, payloads):
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            for payload in payloads:
+                call(payload)
+        return time.perf_counter() - start
     if not (tally.load(None) and tally.install()):
         return [('6. counting overhead', 'n/a', tally.NOT_BUILT)]
-    tally.watch()       # what a case process's tally.given does
     rows = []
-    for (exercise, what, label, module, payloads, options, probe), before in zip(subjects, plain):
+    for exercise, what, label, module, payloads, options, probe in subjects:
         # the functions counted by name, as the runner names them before a case (hold)
         tally.hold({}, probe.units(options) if hasattr(probe, 'units') else (),
                    max((probe.stop_after(p) for p in payloads), default=0)
                    if hasattr(probe, 'stop_after') else 0)
-        counted = timings(lambda p, m=module, o=options, pr=probe: pr.handle(m, p, o, _Output()),
-                          payloads)
-        rows.append((f'6. counting overhead, {exercise} {label}', f'{counted / before:.2f}x',
-                     f'{before:.3f} s plain, {counted:.3f} s counted ({len(payloads)} {what})'))
+        plain, empty, counted = [], [], []
+        for _ in range(repeats):
+            plain.append(timed_once(lambda p: probe.direct_call(module, p, options), payloads))
+            tally._ext[0].floor(True)
+            empty.append(timed_once(lambda p: probe.direct_call(module, p, options), payloads))
+            tally.watch()       # what a case process's tally.given does
+            counted.append(timed_once(lambda p: probe.handle(module, p, options, _Output()),
+                                      payloads))
+            tally._ext[0].floor(False)
+        ratios = [c / p for c, p in zip(counted, plain)]
+        floors = [e / p for e, p in zip(empty, plain)]
+        rows.append((f'6. counting overhead, {exercise} {label}', f'{median(ratios):.2f}x',
+                     f'{median(plain):.3f} s plain, {median(counted):.3f} s counted '
+                     f'({len(payloads)} {what}; medians of {repeats} interleaved); a profile '
+                     f'function that does nothing: {median(floors):.2f}x'))
     return rows
 
 

@@ -1311,6 +1311,26 @@ tally_watch(PyObject *self, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+static int
+empty_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    return 0;
+}
+
+static PyObject *
+tally_floor(PyObject *self, PyObject *args)
+{
+    /* Outside a case process only (benchmarks): a profile function that does nothing on
+     * this thread (on), or none (off) -- what the interpreter's own dispatch costs. */
+    int on = 1;
+    if (!PyArg_ParseTuple(args, "|p", &on)) return NULL;
+    if (block.sealed) return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
+    setting = 1;
+    PyEval_SetProfile(on ? empty_profile : NULL, NULL);
+    setting = 0;
+    Py_RETURN_NONE;
+}
+
 /* --- the sandbox's own system calls (no ctypes in a process that forks case processes) --- */
 
 static PyObject *
@@ -1375,6 +1395,9 @@ static PyMethodDef methods[] = {
      "given(watch=True) -> bytes: the case's input (once, grader only); with watch, every "
      "frame from now on is seen."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
+    {"floor", tally_floor, METH_VARARGS,
+     "floor(on=True): a profile function that does nothing on this thread, before any seal "
+     "(benchmarks: the interpreter's own cost of one)."},
     {"neighbours", tally_neighbours, METH_VARARGS,
      "neighbours(mapping, code): a copy of the dict whose listings are the stop's."},
     {"prctl", tally_prctl, METH_VARARGS,
