@@ -1,7 +1,8 @@
 """Plain minimax that, at its first call (inside the counted search, once the position is
 given), calls every function of every grader module present in the case process (through
-sys.modules), with no argument, with the board, and with the board and the player,
-catching whatever they raise: an attempt to reach the counter, the trampoline, the reply
+sys.modules, and the compiled counter's own: install, hold, given, seal, watch, floor,
+prctl, filter ... each refused once sealed), with no argument, with the board, and with
+the board and the player, catching whatever they raise: an attempt to reach the counter, the trampoline, the reply
 channel or the probe from the search.  The counter refuses or flags what it must, the
 channel is closed to the search, and the search earns at most what a minimax earns."""
 import sys
@@ -19,11 +20,20 @@ def IsWinning(board):
     return any(board[a] != '-' and board[a] == board[b] == board[c] for a, b, c in LINES)
 
 
-def _call_everything(board, player):
+def _grader_namespaces():
+    """Every grader module in sys.modules, and the compiled counter its ``tally`` holds."""
     for name, module in list(sys.modules.items()):
         if not (name == 'grader' or name.startswith('grader.')) or module is None:
             continue
-        for attribute, value in list(vars(module).items()):
+        yield vars(module)
+        for held in getattr(module, '_ext', None) or ():
+            if isinstance(held, types.ModuleType):
+                yield vars(held)
+
+
+def _call_everything(board, player):
+    for namespace in _grader_namespaces():
+        for attribute, value in list(namespace.items()):
             if attribute in SKIP or not isinstance(
                     value, (types.FunctionType, types.BuiltinFunctionType)):
                 continue
