@@ -168,13 +168,12 @@ def handle(module, payload, options, ctx):
 
 def route(module, paths, payload, ctx):
     """The first run (build, search, read), then the repeats; the first run's observation."""
-    trip = {}
+    trip, repeats = {}, runs(payload)
+    next(repeats, None)         # the first run: its time counts in the budget of repeats
     tally.search(_first_run, module, paths, payload, ctx, trip)
     observation = trip['observation']
     if payload['kind'] == 'route' and payload.get('count') and 'search' in trip:
-        for rep in runs(payload):
-            if rep == 0:
-                continue
+        for _ in repeats:
             try:
                 tally.search(*trip['search'])
             except tally.stopped():
@@ -198,12 +197,11 @@ def _first_run(module, paths, payload, ctx, trip):
     began = ctx.perf_counter()
     try:
         start, goal = city.get_stop(payload['start']), city.get_stop(payload['goal'])
-        trip['search'] = (city.search, start, goal, payload['departure'])
         try:
             result = city.search(start, goal, payload['departure'])
-        except tally.stopped():
+            trip['search'] = (city.search, start, goal, payload['departure'])  # to repeat
+        except tally.stopped():     # stopped: not searched again
             result = None
-            del trip['search']      # stopped: not searched again
     except Exception as exc:  # noqa: BLE001 - reported with what the search left behind
         observation['error'] = describe(exc, ctx.student_files)
     seconds = ctx.perf_counter() - began
