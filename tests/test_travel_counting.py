@@ -47,12 +47,15 @@ def test_a_search_through_the_neighbour_mappings_alone_is_counted(tmp_path):
 
 def test_states_made_from_one_another_count_where_nothing_else_is_seen(tmp_path):
     body = ('    first = State(start, 0)\n'
-            '    children = [State(start, t, first) for t in range(3)]\n'
+            '    children = [State(start, t, first) for t in range(1, 4)]\n'
             '    State(start, 9, children[0])\n'
             '    State(start, 9, previous=children[0])\n'
             '    return None\n')
     (_, log), = searched(scripted(body), [route(ROUTES[-1])], tmp_path)
     assert log['states'] == 2 and log['events'] == 0 and log['count'] == 2
+    # The states made from, in order, with the stop and time each was made with.
+    start = ROUTES[-1]['input']['start']
+    assert log['made_order'] == [[start, 0], [start, 1]]
 
 
 def test_listing_and_lookups_of_one_stop_make_one_expansion_and_a_repeat_makes_another(

@@ -113,9 +113,13 @@ typedef struct {
     uint64_t ordered;          /* expansions noted in order (the first run) */
     uint64_t order_code[ORDERED];   /* the stop code's hash (FNV-1a of its UTF-8), 0: not text */
     double order_time[ORDERED];     /* the clock time, NaN: not known */
+    uint64_t made_ordered;     /* states made from, noted in order (the first run) */
+    uint64_t made_code[ORDERED];    /* the stop code's hash of the state made from, 0: unknown */
+    double made_time[ORDERED];      /* its clock time, NaN: not known */
 } block_t;
 
-static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}, 0, 0, {0}, 0, {0}, {0}};
+static block_t block = {MAGIC, sizeof(block_t), 0, 0, 0, 0, 0, 0, {{0}}, 0, 0, {0}, 0, {0}, {0},
+                        0, {0}, {0}};
 
 typedef struct {
     PyObject *code;            /* strong reference while the run lasts */
@@ -128,8 +132,8 @@ typedef struct {
     unsigned char unit;        /* 1 + the index of its name in units, or 0 */
     unsigned char owner_checked;   /* the unit's owner was checked on a call */
     unsigned char args_found;      /* where its role's arguments are, found (arg_at) */
-    signed char arg_at[3];         /* the role's arguments' positions (-1: none) */
-    PyObject *arg_name[3];         /* and their names */
+    signed char arg_at[4];         /* the role's arguments' positions (-1: none) */
+    PyObject *arg_name[4];         /* and their names */
 } entry_t;
 
 static entry_t *entries = NULL;
@@ -310,7 +314,7 @@ forget_entries(void)
     for (i = 0; i < n_entries; i++) {
         int k;
         Py_DECREF(entries[i].code);
-        for (k = 0; k < 3; k++) Py_CLEAR(entries[i].arg_name[k]);
+        for (k = 0; k < 4; k++) Py_CLEAR(entries[i].arg_name[k]);
     }
     n_entries = 0;
     if (table) memset(table, 0, table_cap * sizeof(int));
@@ -589,10 +593,11 @@ transition(slot_t *slot, uint64_t code, uint64_t dest, int timed, double t)
 /* A state was made from ``previous``: a distinct one is one expansion.  Addresses only (no
  * reference is kept): a state made from is alive while the states made from it are. */
 static int
-made_from(slot_t *slot, PyObject *previous)
+made_from(slot_t *slot, PyObject *previous, int *fresh)
 {
     uintptr_t key = (uintptr_t)previous;
     size_t s;
+    *fresh = 0;
     if (!previous || previous == Py_None) return 0;
     if ((made_n + 1) * 2 > made_cap) {
         size_t cap = made_cap ? made_cap * 2 : 4096, i;
@@ -617,7 +622,70 @@ made_from(slot_t *slot, PyObject *previous)
     made[s] = key;
     made_n++;
     slot->states++;
+    *fresh = 1;
     return check_limit(slot);
+}
+
+/* The first run's states, by address: the stop and time each was made with, so that a state
+ * made from later is known (the order of the states made from is the order of expansion). */
+typedef struct { uintptr_t key; uint64_t code; double time; } born_t;
+static born_t *born = NULL;
+static size_t born_cap = 0, born_n = 0;
+
+static void
+note_born(PyObject *state, uint64_t code, int timed, double t)
+{
+    size_t s;
+    if (!state) return;
+    if ((born_n + 1) * 2 > born_cap) {
+        size_t cap = born_cap ? born_cap * 2 : 4096, i;
+        born_t *fresh = calloc(cap, sizeof(born_t));
+        if (!fresh) return;
+        for (i = 0; i < born_cap; i++) {
+            if (born[i].key) {
+                size_t j = slot_of((PyObject *)born[i].key, cap);
+                while (fresh[j].key) j = (j + 1) & (cap - 1);
+                fresh[j] = born[i];
+            }
+        }
+        free(born);
+        born = fresh;
+        born_cap = cap;
+    }
+    s = slot_of(state, born_cap);
+    while (born[s].key && born[s].key != (uintptr_t)state) s = (s + 1) & (born_cap - 1);
+    if (!born[s].key) born_n++;
+    born[s].key = (uintptr_t)state;
+    born[s].code = code;
+    born[s].time = timed ? t : NAN;
+}
+
+/* The first run: the state ``previous`` is made from for the first time (an expansion). */
+static void
+note_made_from(PyObject *previous)
+{
+    size_t s;
+    uint64_t code = 0;
+    double t = NAN;
+    if (block.made_ordered >= ORDERED) return;
+    if (born_cap) {
+        s = slot_of(previous, born_cap);
+        while (born[s].key && born[s].key != (uintptr_t)previous) s = (s + 1) & (born_cap - 1);
+        if (born[s].key) { code = born[s].code; t = born[s].time; }
+    }
+    block.made_code[block.made_ordered] = code;
+    block.made_time[block.made_ordered] = t;
+    block.made_ordered++;
+}
+
+/* The code of a stop (an exact dict's "code"), hashed; 0 when it has none. */
+static uint64_t
+stop_code(PyObject *stop)
+{
+    PyObject *code;
+    if (!stop || !PyDict_CheckExact(stop)) return 0;
+    code = PyDict_GetItemString(stop, "code");    /* borrowed; nothing of the submission runs */
+    return code_hash(code);
 }
 
 static void
@@ -627,22 +695,29 @@ forget_expansions(void)
     n_dests = 0;
     made_n = 0;
     if (made) memset(made, 0, made_cap * sizeof(uintptr_t));
+    if (born_n) {
+        memset(born, 0, born_cap * sizeof(born_t));
+        born_n = 0;
+    }
 }
 
 static const char *CODE_NAMES[] = {"code", "from_code", "stop_code", NULL};
 static const char *DEST_NAMES[] = {"dest_code", "dest", "to_code", NULL};
 static const char *TIME_NAMES[] = {"current_time", "time", NULL};
 static const char *PREVIOUS_NAMES[] = {"previous", NULL};
+static const char *STOP_NAMES[] = {"stop", NULL};
+static const char *SELF_NAMES[] = {"self", NULL};
 
 /* Where a role's arguments are in the calls of ``code`` (found once per entry): the one
  * named one of ``names``, else the one at ``position`` (-1 when the call has none). */
 static void
 find_args(entry_t *e, PyCodeObject *code, int role)
 {
-    static const char **names[4][3] = {{NULL, NULL, NULL}, {CODE_NAMES, NULL, NULL},
-                                       {CODE_NAMES, DEST_NAMES, TIME_NAMES},
-                                       {PREVIOUS_NAMES, NULL, NULL}};
-    static const int positions[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 2, 3}, {3, -1, -1}};
+    static const char **names[4][4] = {{NULL, NULL, NULL, NULL}, {CODE_NAMES, NULL, NULL, NULL},
+                                       {CODE_NAMES, DEST_NAMES, TIME_NAMES, NULL},
+                                       {PREVIOUS_NAMES, STOP_NAMES, TIME_NAMES, SELF_NAMES}};
+    static const int positions[4][4] = {{-1, -1, -1, -1}, {1, -1, -1, -1}, {1, 2, 3, -1},
+                                        {3, 1, 2, 0}};
 #if PY_VERSION_HEX >= 0x030B0000
     PyObject *varnames = PyCode_GetVarnames(code);
 #else
@@ -651,10 +726,10 @@ find_args(entry_t *e, PyCodeObject *code, int role)
 #endif
     int count = code->co_argcount + code->co_kwonlyargcount, k, i, j;
     e->args_found = 1;
-    for (k = 0; k < 3; k++) e->arg_at[k] = -1;
+    for (k = 0; k < 4; k++) e->arg_at[k] = -1;
     if (!varnames) { PyErr_Clear(); return; }
     if (count > PyTuple_GET_SIZE(varnames)) count = (int)PyTuple_GET_SIZE(varnames);
-    for (k = 0; k < 3 && names[role][k]; k++) {
+    for (k = 0; k < 4 && names[role][k]; k++) {
         int at = -1;
         for (i = 0; i < count && at < 0; i++)
             for (j = 0; names[role][k][j] && at < 0; j++)
@@ -719,10 +794,21 @@ unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, i
         timed = time_of(c, &t);
         result = transition(slot, code_hash(a), code_hash(b), timed, t);
         break;
-    case ROLE_MADE:
+    case ROLE_MADE: {
+        int fresh = 0;
         a = arg_value(frame, e, 0, &locals);
-        result = made_from(slot, a);
+        if (block.runs == 0) {         /* the first run notes the order of expansion */
+            PyObject *self_ = arg_value(frame, e, 3, &locals);
+            b = arg_value(frame, e, 1, &locals);
+            c = arg_value(frame, e, 2, &locals);
+            timed = time_of(c, &t);
+            note_born(self_, stop_code(b), timed, t);
+            Py_XDECREF(self_);
+        }
+        result = made_from(slot, a, &fresh);
+        if (fresh && block.runs == 0) note_made_from(a);
         break;
+    }
     }
     Py_XDECREF(a);
     Py_XDECREF(b);
@@ -1202,6 +1288,7 @@ tally_seal(PyObject *self, PyObject *noargs)
     block.flags = 0;
     block.recorded = block.unread = 0;
     block.ordered = 0;
+    block.made_ordered = 0;
     memset(block.slot, 0, sizeof(block.slot));
     /* The runner reads this process's memory: it must be dumpable again. */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);

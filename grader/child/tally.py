@@ -254,7 +254,8 @@ def read(pid):
     'flags', 'closed', 'units', 'events', 'states', 'listings', 'stopped'}`` (``units``: the
     calls of each function :func:`hold` named, in its order; then the route planner's
     expansion counts, and whether the run was stopped past its limit), with ``order`` (the
-    first run's expansions, each ``[code hash, time or None]``), ``states`` (the states the
+    first run's event expansions, each ``[code hash, time or None]``), ``made_order`` (the
+    states its States were first made from, in order, the same way), ``states`` (the states the
     first run handed the first of them, each as the number its tiles spell, in call order)
     and ``unread`` (its calls whose state could not be read); None when nothing can be
     read."""
@@ -274,15 +275,16 @@ def read(pid):
             states = os.pread(fd, 4 * recorded, address + states_at) if recorded else b''
             ordered = struct.unpack('<Q', os.pread(fd, 8, address + order_at))[0]
             ordered = min(ordered, _ext[0].ORDERED)
-            codes = os.pread(fd, 8 * ordered, address + order_at + 8) if ordered else b''
-            times = os.pread(fd, 8 * ordered, address + order_at + 8 + 8 * _ext[0].ORDERED) \
-                if ordered else b''
+            codes, times = _pairs(fd, address + order_at, ordered)
+            made_at = order_at + 8 + 16 * _ext[0].ORDERED
+            made = struct.unpack('<Q', os.pread(fd, 8, address + made_at))[0]
+            made = min(made, _ext[0].ORDERED)
+            made_codes, made_times = _pairs(fd, address + made_at, made)
         finally:
             os.close(fd)
     except (OSError, struct.error):
         return None
-    if len(data) != head or len(states) != 4 * recorded or len(codes) != 8 * ordered or \
-            len(times) != 8 * ordered:
+    if len(data) != head or len(states) != 4 * recorded or None in (codes, made_codes):
         return None
     magic, _, runs, flags, sealed, _, others_ns, main_ns = HEADER.unpack_from(data, 0)
     if magic != MAGIC or not sealed:
@@ -297,9 +299,28 @@ def read(pid):
                       'units': units, 'events': events, 'states': made,
                       'listings': listings, 'stopped': bool(stopped)})
     _, unread = RECORDS.unpack_from(data, head - RECORDS.size)
-    order = [[code, None if time != time else time]
-             for code, time in zip(struct.unpack(f'<{ordered}Q', codes),
-                                   struct.unpack(f'<{ordered}d', times))]
+    order, made_order = _order(codes, times), _order(made_codes, made_times)
     return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
             'main_ns': main_ns, 'states': list(struct.unpack(f'<{recorded}I', states)),
-            'unread': unread, 'order': order}
+            'unread': unread, 'order': order, 'made_order': made_order}
+
+
+def _pairs(fd, at, count):
+    """The ``count`` codes and times of an order noted in the block at ``at`` (its count
+    first, then the codes, then the times, each array :data:`ORDERED` long); ``(None,
+    None)`` when the memory could not be read whole."""
+    if not count:
+        return b'', b''
+    codes = os.pread(fd, 8 * count, at + 8)
+    times = os.pread(fd, 8 * count, at + 8 + 8 * _ext[0].ORDERED)
+    if len(codes) != 8 * count or len(times) != 8 * count:
+        return None, None
+    return codes, times
+
+
+def _order(codes, times):
+    """``[[code hash, time or None]]`` of an order's arrays."""
+    count = len(codes) // 8
+    return [[code, None if time != time else time]
+            for code, time in zip(struct.unpack(f'<{count}Q', codes),
+                                  struct.unpack(f'<{count}d', times))]

@@ -30,6 +30,10 @@ refused."""
 MAX_DIGITS = 40
 """Most digits a number in a decoded message may have."""
 
+ORDER = {'type': 'array', 'maxItems': 6000, 'items': {
+    'type': 'array', 'minItems': 2, 'maxItems': 2,
+    'prefixItems': [{'type': 'integer', 'minimum': 0}, {'type': ['number', 'null']}]}}
+"""An order of expansions the counter noted: ``[stop code hash, clock time or None]``."""
 ENVELOPE_SCHEMA = {
     'type': 'object',
     'required': ['token', 'id', 'status'],
@@ -56,10 +60,8 @@ ENVELOPE_SCHEMA = {
                                  'items': {'type': 'integer', 'minimum': 0,
                                            'maximum': 876543210}},
                       'unread': {'type': 'integer', 'minimum': 0},
-                      'order': {'type': 'array', 'maxItems': 6000, 'items': {
-                          'type': 'array', 'minItems': 2, 'maxItems': 2,
-                          'prefixItems': [{'type': 'integer', 'minimum': 0},
-                                          {'type': ['number', 'null']}]}},
+                      'order': ORDER,
+                      'made_order': ORDER,
                       'slots': {'type': 'array', 'maxItems': 64, 'items': {
                           'type': 'object',
                           'required': ['nodes', 'calls', 'leaves', 'depth', 'recursive',

@@ -25,28 +25,31 @@ def code_hash(code):
 
 
 def expansions(reply, codes=()):
-    """``{'count', 'counts', 'calls', 'order', 'intact', 'problem', 'stopped', 'events',
-    'states', 'listings'}`` of ``reply``'s tally: the first run's count (the larger of its
-    event expansions and its distinct previous states), every run's, the first run's calls
-    of each counted method, its expansions in order as ``[code, time]`` (``codes``: the
-    network's stop codes, to name the counter's hashes; None for a code not among them), and
-    whether the first run was stopped past its limit.  ``intact`` is False, and ``problem``
-    says why, when the counts cannot be trusted (no tally, or a flag of the counter);
-    ``bypassed`` is True when the submission's code ran outside the grader's runs (or no
-    run was counted), so that the number of searches the CPU time covers is unknown."""
+    """``{'count', 'counts', 'calls', 'order', 'made_order', 'intact', 'problem', 'stopped',
+    'events', 'states', 'listings', 'bypassed'}`` of ``reply``'s tally: the first run's count
+    (the larger of its event expansions and its distinct previous states), every run's, the
+    first run's calls of each counted method, its event expansions in order as ``[code,
+    time]`` (``codes``: the network's stop codes, to name the counter's hashes; None for a
+    code not among them), the states its States were first made from in order
+    (``made_order``, the same way), and whether the first run was stopped past its limit.
+    ``intact`` is False, and ``problem`` says why, when the counts cannot be trusted (no
+    tally, or a flag of the counter); ``bypassed`` is True when the submission's code ran
+    outside the grader's runs (or no run was counted), so that the number of searches the
+    CPU time covers is unknown."""
     found = tallies.counted(reply)
     tally = getattr(reply, 'tally', None) or {}
     slots = tally.get('slots', [])
     counts = [max(slot.get('events', 0), slot.get('states', 0)) for slot in slots]
     first = slots[0] if slots else {}
     names = {code_hash(code): code for code in codes}
-    order = [[names.get(h), (int(t) if t is not None and float(t).is_integer() else t)]
-             for h, t in tally.get('order', [])]
+    order, made_order = ([[names.get(h), (int(t) if t is not None and float(t).is_integer()
+                                          else t)] for h, t in tally.get(key, [])]
+                         for key in ('order', 'made_order'))
     units = list(first.get('units', [])) + [0] * len(METHODS)
     flags = set(tallies.flag_names(tally.get('flags', 0)))
     bypassed = bool(tally) and (tally.get('runs', 0) == 0 or bool(BYPASSED & flags))
     return {'count': counts[0] if counts else 0, 'counts': counts or [0],
-            'calls': dict(zip(METHODS, units)), 'order': order,
+            'calls': dict(zip(METHODS, units)), 'order': order, 'made_order': made_order,
             'intact': not found.problem, 'problem': found.problem,
             'stopped': bool(first.get('stopped')), 'events': first.get('events', 0),
             'states': first.get('states', 0), 'listings': first.get('listings', 0),

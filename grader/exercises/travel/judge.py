@@ -503,7 +503,9 @@ class Travel(base.Exercise):
             counts.append(log['count'])
             for name, n in log['calls'].items():
                 calls[name] = calls.get(name, 0) + n
-            orders.append(expansion_order(network, trip, log['order']))
+            # The order of the events, and that of the states made from (either may show it).
+            orders.append(expansion_order(network, trip, log['order']) |
+                          expansion_order(network, trip, log['made_order']))
         if tampered:
             return note.tampered('efficiency', tampered[1], measured, where=f'trip {tampered[0]}: ')
         if stopped:
