@@ -191,6 +191,37 @@ def public_duration(results):
                      for r in results), 3)
 
 
+SELF_CHECK_UNITS = 15
+"""In a self-check (``grader check``, the pytest plug-in without hidden checks), the CPU
+limit, in calibration units, of a call that decides only an information check (0 points):
+the eight puzzle's hard and unsolvable starts (:attr:`information_limits` of a plug-in).
+
+The official limits of those starts (120 and 150 units) are there to tell a slow
+correct search from one that never ends, and a list-based A* like the handout's uses them
+up whatever they are: about 13 s of CPU on each self-check, for checks that change no
+score.  15 units is enough for a search with a heap and a closed set to answer a 31-move
+start (6-13 units), and for a parity test to answer an unsolvable one at once; a search
+stopped at it is reported as cut short in the self-check, with the limit an official
+grade gives it, never as a time-out of that grade.  An official grade (``grader grade``,
+a batch, Gradescope) and a check that carries points keep the course's limits."""
+
+CUT_SHORT = 'cut short'
+"""The ``kind`` of a reply whose call was stopped at :data:`SELF_CHECK_UNITS`, below its
+official limit (its ``status`` stays ``timeout``)."""
+
+
+def self_check_caps(run, plugin, settings):
+    """``{limit key: units}``: the limits :data:`SELF_CHECK_UNITS` caps in this run (none in
+    an official grade).  A plug-in names in ``information_limits`` (``{limit key: check}``)
+    the calls that decide one check alone; each is capped while that check has no points."""
+    if run.include_hidden:
+        return {}
+    return {key: SELF_CHECK_UNITS
+            for key, check in getattr(plugin, 'information_limits', {}).items()
+            if settings.points(check) == 0 and
+            settings.factors.get(key, settings.factors['default']) > SELF_CHECK_UNITS}
+
+
 PLANNING_SWITCH = 0.0005
 """The interpreter's switch interval (seconds) while lanes run beside the planning."""
 
@@ -351,6 +382,28 @@ class ExercisePlan:
         self.generated = {}
         self.hangs = Hangs(settings.stop_after_timeouts)
         self.sandboxes = Sandboxes()
+        self.caps = {}
+        """``{limit key: units}`` capped in a self-check (:func:`self_check_caps`)."""
+
+    def limit(self, request, unit):
+        """CPU seconds ``request`` may use given the calibration ``unit``: its official limit,
+        or the self-check's cap (:attr:`caps`) when that is smaller."""
+        official = request.limit(self.settings, unit)
+        units = self.caps.get(request.limit_key)
+        if units is None:
+            return official
+        return min(official, units * unit * max(1, request.runs))
+
+    def cut_short(self, reply, request, unit):
+        """``reply``, marked :data:`CUT_SHORT` when it timed out under a self-check's cap that
+        is below the call's official limit (saying so, with that limit)."""
+        official = request.limit(self.settings, unit)
+        if reply.status == 'timeout' and not reply.waited and reply.limit < official:
+            reply.kind = CUT_SHORT
+            reply.error = (f'cut short after {reply.limit:.2f} s of CPU time, the self-check\'s '
+                           f'limit for a start that is information only (an official grade '
+                           f'gives it {official:.2f} s)')
+        return reply
 
     @classmethod
     def make(cls, run, name, submission_dir, content=None):
@@ -362,6 +415,7 @@ class ExercisePlan:
         plugin = plugins.get(name)
         settings = run.policy.exercises[name]
         plan = cls(name, plugin, settings, plugin.locate(submission_dir, settings))
+        plan.caps = self_check_caps(run, plugin, settings)
         if plan.relpath is None:
             return plan
         cases = run.cases(name)[0]
@@ -630,8 +684,9 @@ class Lane:
     def budget_units(self):
         """The most CPU its calls may take, in calibration units (the sum of their
         limits' factors): what orders the lanes of their own, longest first."""
-        settings = self.plan.settings
-        return sum(settings.factors.get(r.limit_key, settings.factors['default']) * max(1, r.runs)
+        settings, caps = self.plan.settings, self.plan.caps
+        return sum(min(settings.factors.get(r.limit_key, settings.factors['default']),
+                       caps.get(r.limit_key, float('inf'))) * max(1, r.runs)
                    for _, _, requests in self.cases for r in requests)
 
     def not_run(self, run):
@@ -642,7 +697,7 @@ class Lane:
         for index, case, requests in self.cases:
             replies = [Hangs.reply() for _ in requests]
             for reply, request in zip(replies, requests):
-                reply.limit = request.limit(settings, run.unit)
+                reply.limit = self.plan.limit(request, run.unit)
             judged.append((index, judged_case(plugin, case, replies, settings)))
         return judged
 
@@ -678,7 +733,8 @@ class Lane:
             return None     # stopped under the smaller, early limit: again with the true one
         for index, case, replies, case_requests in answered:
             for reply, request in zip(replies, case_requests):
-                reply.limit = request.limit(settings, run.unit)
+                reply.limit = plan.limit(request, run.unit)
+                plan.cut_short(reply, request, run.unit)
             done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
         return done
 
@@ -764,12 +820,11 @@ class Lane:
     def _call(self, run, session, request, early):
         """The reply to one call, under the limit known now; None when it timed out under
         the smallest limit and its true limit is larger."""
-        settings = self.plan.settings
+        plan = self.plan
         unit = run.unit_if_measured() if early else run.unit
-        limit = request.limit(settings, unit) if unit is not None else settings.min_seconds
+        limit = plan.limit(request, unit) if unit is not None else plan.settings.min_seconds
         reply = session.call(request.payload, limit)
-        if unit is None and reply.status == 'timeout' and \
-                request.limit(settings, run.unit) > limit:
+        if unit is None and reply.status == 'timeout' and plan.limit(request, run.unit) > limit:
             return None
         return reply
 

@@ -196,6 +196,15 @@ UNSOLVABLE_TIMEOUT = (
     'a slow correct search looks the same as one that never stops. Testing the parity of '
     'the start first (an odd number of inversions cannot reach the goal) answers at once.')
 
+CUT_SHORT = ('This does not show a bug: the self-check stops a start that is information only '
+             'early, to stay quick, and an official grade runs it up to the limit in brackets. ')
+HARD_CUT_SHORT = CUT_SHORT + ('A search that keeps the open list in a heap (heapq) and the '
+                              'closed list in a set answers it within the self-check\'s limit.')
+UNSOLVABLE_CUT_SHORT = CUT_SHORT + (
+    'To exhaust all 181,440 reachable states takes even a heap-based search longer than the '
+    'self-check\'s limit; testing the parity of the start first (an odd number of inversions '
+    'cannot reach the goal) answers at once.')
+
 UNSOLVABLE_WAITED = (
     'A search that waits once its states run out is blocked on an empty queue: '
     'queue.PriorityQueue.get() waits for ever when nothing is left (`while openlist` is '
@@ -352,6 +361,10 @@ class EightPuzzle(base.Exercise):
         base.Check('unsolvable',
                    'a clear failure value for a start that cannot reach the goal', 0.0),
     )
+    information_limits = {'hard': 'hard', 'unsolvable': 'unsolvable'}
+    """Limit keys of calls that decide one check alone (``{limit key: check}``): in a
+    self-check, while that check is information only, such a call gets a short limit of its
+    own and a reply cut short there is reported so (:data:`grader.engine.SELF_CHECK_UNITS`)."""
 
     # -- cases and requests ------------------------------------------------
     def extra_cases(self, cases, settings):
@@ -418,8 +431,10 @@ class EightPuzzle(base.Exercise):
                 checks.append('heuristic')
         note = case_note(case)
         if not reply.ok:
-            return note.fail_reply(checks, reply, timeout_cause=HARD_TIMEOUT if 'hard' in case.tags
-                                   else TIMEOUT, measured={'status': reply.status})
+            cause = HARD_CUT_SHORT if reply.kind == 'cut short' else \
+                HARD_TIMEOUT if 'hard' in case.tags else TIMEOUT
+            return note.fail_reply(checks, reply, timeout_cause=cause,
+                                   measured={'status': reply.status})
         if not searched(reply):
             return note.fail(checks, 'the reply of the search did not have the expected shape',
                              kind='invalid reply')
@@ -859,6 +874,9 @@ def judge_unsolvable(case, replies, settings):
         return note.outcome('unsolvable', passed, message, cause=cause, kind=kind,
                             measured={'outcome': what, 'seconds': round(reply.cpu, 4)})
 
+    if reply.status == 'timeout' and reply.kind == 'cut short':
+        return outcome(False, base.failure_message(reply), 'cut short in the self-check',
+                       UNSOLVABLE_CUT_SHORT)
     if reply.status == 'timeout' and reply.waited:
         return outcome(False, f'{base.failure_message(reply)}; it had computed for '
                        f'{reply.cpu:.2f} s of CPU time', 'timed out', UNSOLVABLE_WAITED)

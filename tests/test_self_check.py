@@ -1,0 +1,96 @@
+"""The self-check (``grader check``) gives a start that is information only a short limit of
+its own (:data:`grader.engine.SELF_CHECK_UNITS`); an official grade keeps the course's.
+
+The eight puzzle's hard and unsolvable starts are information by default (0 points), and
+a list-based A* like the handout's uses up any limit on them.  In a self-check such a call
+is stopped at the cap and reported as cut short there, with the limit an official grade
+gives it; no score changes, and a start that is answered in time is judged as always.
+"""
+import dataclasses
+
+import pytest
+import yaml
+
+from grader import engine
+from gradertest import SUBMISSIONS, with_exercise
+
+KEPT = ('length-00', 'length-10', 'length-31', 'unsolvable-swapped-7-8')
+"""A required start, a heuristic one, a hard one and an unsolvable one (both graded by
+default: grading.yaml's ``cases`` of the hard and unsolvable checks)."""
+
+
+def self_check_run(policy, run):
+    return engine.Run(policy, include_hidden=False, calibration=run.calibration,
+                      isolation=run.isolation)
+
+
+def test_only_information_checks_are_capped_and_only_in_a_self_check(policy, run):
+    plugin = engine.plugins.get('eightpuzzle')
+    settings = policy.exercises['eightpuzzle']
+    assert settings.points('hard') == settings.points('unsolvable') == 0
+    assert engine.self_check_caps(self_check_run(policy, run), plugin, settings) == {
+        'hard': engine.SELF_CHECK_UNITS, 'unsolvable': engine.SELF_CHECK_UNITS}
+    assert engine.self_check_caps(run, plugin, settings) == {}      # an official grade
+    # A check that carries points keeps the course's limit, in a self-check too.
+    hard = dataclasses.replace(settings.checks['hard'], points=0.5)
+    graded_hard = with_exercise(policy, 'eightpuzzle',
+                                checks={**settings.checks, 'hard': hard})
+    assert engine.self_check_caps(self_check_run(graded_hard, run), plugin,
+                                  graded_hard.exercises['eightpuzzle']) == {
+        'unsolvable': engine.SELF_CHECK_UNITS}
+    # A limit already at or under the cap is left as it is.
+    small = with_exercise(policy, 'eightpuzzle',
+                          factors={**settings.factors, 'hard': 10, 'unsolvable': 10})
+    assert engine.self_check_caps(self_check_run(small, run), plugin,
+                                  small.exercises['eightpuzzle']) == {}
+    # Exercises with no information-only calls of their own are never capped.
+    for name in ('tictactoe', 'connect4', 'travel'):
+        assert engine.self_check_caps(self_check_run(policy, run), engine.plugins.get(name),
+                                      policy.exercises[name]) == {}
+
+
+@pytest.fixture(scope='module')
+def four_starts(policy, tmp_path_factory):
+    """The course with four of the eight puzzle's public starts (:data:`KEPT`)."""
+    settings = policy.exercises['eightpuzzle']
+    path = tmp_path_factory.mktemp('starts') / 'eightpuzzle.yaml'
+    data = yaml.safe_load(settings.fixtures[0].read_text())
+    data['cases'] = [case for case in data['cases'] if case['name'] in KEPT]
+    assert [case['name'] for case in data['cases']] == list(KEPT)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return with_exercise(policy, 'eightpuzzle', fixtures=(path,))
+
+
+def self_checked(course, run, folder):
+    return engine.grade(course, folder, run=self_check_run(course, run),
+                        only=['eightpuzzle']).exercise('eightpuzzle')
+
+
+def test_the_handouts_list_style_is_cut_short_and_told_so(four_starts, run, submission):
+    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / 'handout_style.py')
+    result = self_checked(four_starts, run, folder)
+    settings = four_starts.exercises['eightpuzzle']
+    checks = {c.name: c for c in result.checks}
+    # The required checks as in every grade: full marks (tests/submissions: 2.5).
+    assert result.score == result.max_score == 2.5
+    for name in ('hard', 'unsolvable'):
+        assert not checks[name].passed and checks[name].cases_total == 1
+        [failure] = checks[name].failures
+        official = settings.limit(name, run.unit)
+        assert failure['message'].startswith('cut short after '), failure
+        assert f'an official grade gives it {official:.2f} s' in failure['message']
+        assert 'This does not show a bug' in failure['feedback']
+    assert result.facts['unsolvable_outcome'] == 'cut short in the self-check'
+    # Stopped at the cap, far below the official limits (120 and 150 units).
+    assert result.facts['student_seconds'] < 4 * engine.SELF_CHECK_UNITS * run.unit + 2
+
+
+def test_a_start_answered_in_time_is_judged_as_always(four_starts, run, submission):
+    """A parity test answers the unsolvable start at once: it passes in the self-check."""
+    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / 'astar_node_class.py')
+    result = self_checked(four_starts, run, folder)
+    checks = {c.name: c for c in result.checks}
+    assert checks['unsolvable'].passed, checks['unsolvable'].failures
+    assert result.facts['unsolvable_outcome'].startswith('returned')
+    assert result.score == result.max_score
+
