@@ -1,5 +1,4 @@
 # -*- coding: utf-8 -*-
-from collections import deque
 import random
 
 
@@ -120,27 +119,27 @@ def _walk(game, state):
 
 def _distances(farthest=31):
     """Moves to the goal of every state at most ``farthest`` moves away (31 is every solvable
-    state): breadth-first search from the goal."""
+    state): breadth-first search from the goal, a level at a time."""
     goal = (1, 2, 3, 4, 5, 6, 7, 8, 0)
+    # the squares the blank can move to from each square
+    targets = [[t for t in (b - 3, b + 3, b - 1, b + 1)
+                if 0 <= t < 9 and (t // 3 == b // 3 or t % 3 == b % 3)] for b in range(9)]
     distance = {goal: 0}
-    frontier = deque([goal])
-    while frontier:
-        current = frontier.popleft()
-        if distance[current] == farthest:
-            continue
-        blank = current.index(0)
-        for move in (1, -1, 3, -3):
-            target = blank + move
-            if not 0 <= target < 9 or (move == 1 and blank % 3 == 2) or (move == -1 and blank % 3 == 0):
-                continue
-            nextstate = list(current)
-            nextstate[blank], nextstate[target] = nextstate[target], nextstate[blank]
-            nextstate = tuple(nextstate)
-            if nextstate not in distance:
-                distance[nextstate] = distance[current] + 1
-                frontier.append(nextstate)
+    level, moves = [goal], 0
+    while level and moves < farthest:
+        moves += 1
+        following = []
+        for current in level:
+            blank = current.index(0)
+            for target in targets[blank]:
+                nextstate = list(current)
+                nextstate[blank], nextstate[target] = nextstate[target], 0
+                nextstate = tuple(nextstate)
+                if nextstate not in distance:
+                    distance[nextstate] = moves
+                    following.append(nextstate)
+        level = following
     return distance
-
 
 DISTANCE = _distances()
 
