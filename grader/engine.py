@@ -395,10 +395,11 @@ class ExercisePlan:
         return min(official, units * unit * max(1, request.runs))
 
     def cut_short(self, reply, request, unit):
-        """``reply``, marked :data:`CUT_SHORT` when it timed out under a self-check's cap that
-        is below the call's official limit (saying so, with that limit)."""
+        """``reply``, marked :data:`CUT_SHORT` when its call ran out of CPU time under a
+        self-check's cap that is below its official limit (saying so, with that limit); a call
+        not run (:class:`Hangs`) or stopped for waiting keeps its own reply."""
         official = request.limit(self.settings, unit)
-        if reply.status == 'timeout' and not reply.waited and reply.limit < official:
+        if reply.kind == 'timeout' and not reply.waited and reply.limit < official:
             reply.kind = CUT_SHORT
             reply.error = (f'cut short after {reply.limit:.2f} s of CPU time, the self-check\'s '
                            f'limit for a start that is information only (an official grade '

@@ -49,16 +49,21 @@ def test_only_information_checks_are_capped_and_only_in_a_self_check(policy, run
                                       policy.exercises[name]) == {}
 
 
+def with_starts(policy, folder, names):
+    """The course with the eight puzzle's public starts ``names`` only."""
+    settings = policy.exercises['eightpuzzle']
+    path = folder / 'eightpuzzle.yaml'
+    data = yaml.safe_load(settings.fixtures[0].read_text())
+    data['cases'] = [case for case in data['cases'] if case['name'] in names]
+    assert [case['name'] for case in data['cases']] == list(names)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return with_exercise(policy, 'eightpuzzle', fixtures=(path,))
+
+
 @pytest.fixture(scope='module')
 def four_starts(policy, tmp_path_factory):
     """The course with four of the eight puzzle's public starts (:data:`KEPT`)."""
-    settings = policy.exercises['eightpuzzle']
-    path = tmp_path_factory.mktemp('starts') / 'eightpuzzle.yaml'
-    data = yaml.safe_load(settings.fixtures[0].read_text())
-    data['cases'] = [case for case in data['cases'] if case['name'] in KEPT]
-    assert [case['name'] for case in data['cases']] == list(KEPT)
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return with_exercise(policy, 'eightpuzzle', fixtures=(path,))
+    return with_starts(policy, tmp_path_factory.mktemp('starts'), KEPT)
 
 
 def self_checked(course, run, folder):
@@ -94,3 +99,27 @@ def test_a_start_answered_in_time_is_judged_as_always(four_starts, run, submissi
     assert result.facts['unsolvable_outcome'].startswith('returned')
     assert all(checks[name].passed for name in ('validity', 'optimality', 'timeouts'))
 
+
+
+@pytest.mark.parametrize('jobs', [1, 2])
+def test_starts_not_run_after_a_stop_are_not_run_not_cut_short(policy, run, tmp_path, jobs):
+    """An Astar that loops everywhere stops the exercise after three time-outs in a row
+    (:class:`grader.engine.Hangs`; three required starts first): the capped starts are
+    reported as not run, as in an official grade, whichever lane got to them first."""
+    from test_hangs import looping_eightpuzzle
+    starts = with_starts(policy, tmp_path, ('length-00', 'length-01', 'length-02', 'length-31',
+                                            'unsolvable-swapped-7-8'))
+    settings = starts.exercises['eightpuzzle']
+    quick = with_exercise(starts, 'eightpuzzle', min_seconds=0.05,
+                          factors={**{k: 0.001 for k in settings.factors},
+                                   'hard': settings.factors['hard'],
+                                   'unsolvable': settings.factors['unsolvable']})
+    folder = looping_eightpuzzle(tmp_path)
+    checking = engine.Run(quick, include_hidden=False, calibration=run.calibration,
+                          isolation=run.isolation, jobs=jobs)
+    result = engine.grade(quick, folder, run=checking, only=['eightpuzzle']).exercise('eightpuzzle')
+    own = [c for c in result.checks if c.name in ('hard', 'unsolvable')]
+    assert own and all(c.cases_total == 1 for c in own)
+    for check in own:
+        assert all(f['message'].startswith(engine.Hangs.NOT_RUN) for f in check.failures), \
+            check.failures
