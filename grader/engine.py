@@ -217,7 +217,7 @@ def self_check_caps(run, plugin, settings):
     if run.include_hidden:
         return {}
     return {key: SELF_CHECK_UNITS
-            for key, check in getattr(plugin, 'information_limits', {}).items()
+            for key, check in plugin.information_limits.items()
             if settings.points(check) == 0 and
             settings.factors.get(key, settings.factors['default']) > SELF_CHECK_UNITS}
 

@@ -37,6 +37,10 @@ class Exercise(ABC):
     observation_schema = {'type': 'object'}
     """JSON Schema every successful call's observation must satisfy."""
     api_hint = 'keep the name and signature of the handout'
+    information_limits = {}
+    """``{limit key: check}``: calls whose limit key decides only that check, a check of 0
+    points (information), get the self-check's own limit in ``grader check``
+    (:data:`grader.engine.SELF_CHECK_UNITS`); official grades keep the course's."""
     """The advice given when the module does not define the graded entry point."""
 
     @property
