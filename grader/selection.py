@@ -57,7 +57,8 @@ POOL_PER_VARIANT = 12
 """Killers of each buggy variant kept in the pool (fewer when it has fewer)."""
 SLOW_TRIES = 20
 """Time-outs at the trial's limit after which a variant's run ends (they are no killers, so
-a variant that loops on some positions runs on to find those it answers wrongly)."""
+a variant that loops on some positions runs on to find those it answers wrongly); a trial
+module's ``SLOW_TRIES`` says otherwise."""
 CONFIRM = 2
 """Slow positions of a variant with no other killer that are tried again at the far limit."""
 
@@ -189,6 +190,7 @@ class Selection:
         self.limit = getattr(self.trials, 'LIMIT', 2.0)
         self.far_limit = getattr(self.trials, 'FAR_LIMIT', 10 * self.limit)
         self.budget = getattr(self.trials, 'BUDGET', 600)
+        self.slow_tries = getattr(self.trials, 'SLOW_TRIES', SLOW_TRIES)
         self.variants = classic_variants(Path(bugs) / exercise) + mutants(self.source)
         self.reference = None
 
@@ -217,7 +219,7 @@ class Selection:
     def _judge(self, variant):
         result = run_trial(self.policy, self.exercise, variant.source, self.cases, self.limit,
                            stop_after=POOL_PER_VARIANT, timeout=self.budget,
-                           timeouts=SLOW_TRIES)
+                           timeouts=self.slow_tries)
         if result is None:
             variant.verdict, variant.detail = 'undecided', {'reason': 'ran past its time'}
             return
@@ -285,7 +287,7 @@ class Selection:
         cases = [self.cases[i] for i in positions]
         for bit, variant in enumerate(self.buggy()):
             result = run_trial(self.policy, self.exercise, variant.source, cases, self.limit,
-                               timeout=self.budget, timeouts=SLOW_TRIES)
+                               timeout=self.budget, timeouts=self.slow_tries)
             failed = set() if result is None else \
                 {positions[int(k)] for k, v in result['failed'].items() if v != 'timeout'}
             for position in failed | (set(variant.detail['killers']) & set(positions)):
