@@ -12,7 +12,11 @@ course's).  The variant then answers them in a process of its own
 (``reference/trials``), and a position it answers wrongly is one where it loses points
 (the checks ``values``/``moves``/``robustness`` of tic-tac-toe, ``values``/``moves``/
 ``balance`` of connect four, ``validity``/``optimality``/``heuristic`` of the eight
-puzzle, as the trials judge them).
+puzzle, as the trials judge them).  A time-out at the trials' limit (about a second, below
+the grader's) is not counted as points lost: only a wrong answer is, or a time-out on a
+pool position that ``--select`` found the variant slow on even at the far limit (ten
+times the grader's), so the figures hold on any machine.  Each grade, before and after,
+runs in a trial of its own, every case of it tried.
 
 Each variant is handed in ``--copies`` times (default 10), each copy with a comment of
 its own, so each gets positions drawn for it.  Printed per exercise: the share of these
@@ -87,36 +91,53 @@ def measure(policy, exercise, bugs, killers, copies, count_before=None, sample=N
         chosen = random.Random(33).sample(mutants, min(sample, len(mutants)))
         buggy = [v for v in buggy if v.kind != 'mutant' or v in chosen]
     expected = {}
+    pool = generated.pool_of(policy, exercise)
     for variant in buggy:
+        slow = confirmed_slow(pool, variant.name)
         caught_before, met = 0, []
         for copy in range(copies):
             source = f'{variant.source}\n# submission {copy}\n'
             seed = seed_of(policy, exercise, library.trials, source)
             public, drawn_before = grade_inputs(before, exercise, seed)
             _, drawn_after = grade_inputs(after, exercise, seed)
-            inputs = public + drawn_before + drawn_after
-            a, b = len(public), len(public) + len(drawn_before)
-            failed = grade_failures(policy, exercise, library, variant, inputs, expected)
-            caught_before += any(i < b for i in failed)
-            met.append(sum(1 for i in failed if i < a or i >= b))
+            caught_before += bool(grade_failures(policy, exercise, library, variant,
+                                                 public + drawn_before, expected, slow))
+            met.append(len(grade_failures(policy, exercise, library, variant,
+                                          public + drawn_after, expected, slow)))
         rows.append((variant, caught_before, sum(1 for m in met if m), min(met)))
         print(f'{exercise}: {len(rows)} variants measured', file=sys.stderr, flush=True)
     return rows
 
 
-def grade_failures(policy, exercise, library, variant, inputs, expected):
+def _key(input):
+    return json.dumps(input, sort_keys=True)
+
+
+def confirmed_slow(pool, name):
+    """The pool positions (as keys) that kill the variant ``name``: where it times out at
+    the trials' limit, the selection found it wrong or slow past the far limit."""
+    if name not in pool['variants']:
+        return set()
+    bit = pool['variants'].index(name)
+    return {_key(p['input']) for p in pool['positions'] if int(p['kills'], 16) >> bit & 1}
+
+
+def grade_failures(policy, exercise, library, variant, inputs, expected, slow=frozenset()):
     """The indexes of ``inputs`` (one grade's positions) the variant answers wrongly, in a
-    trial of its own: the trial stops after three time-outs, as a grade does, so each
-    grade is run alone.  ``expected`` caches the trials' answers across variants."""
+    trial of its own with every case tried: a time-out counts only on a position of
+    ``slow``.  ``expected`` caches the trials' answers across variants."""
     cases = []
     for i in inputs:
-        key = json.dumps(i, sort_keys=True)
+        key = _key(i)
         if key not in expected:
             expected[key] = library.trials.expect(i)
         cases.append([i, expected[key]])
     result = selection.run_trial(policy, exercise, variant.source, cases, library.limit,
-                                 timeout=1800)
-    return set(range(len(cases))) if result is None else {int(k) for k in result['failed']}
+                                 timeout=1800, timeouts=len(cases) + 1)
+    if result is None:
+        return set()
+    return {int(k) for k, v in result['failed'].items()
+            if v != 'timeout' or _key(inputs[int(k)]) in slow}
 
 
 def main(argv=None):

@@ -14,12 +14,20 @@ drawn starts of the eight puzzle), each in a process of its own, and sorts them:
 - ``honest``: other answers than the reference's, but every one accepted by the checks
   (another optimal move): no bug, and it must not lose points;
 - ``buggy``: some answer the checks refuse; the positions that show it are its killers
-  (the trial stops at :data:`POOL_PER_VARIANT` of them, or after three time-outs, so
-  only the variants that survive run the whole space);
-- ``undecided``: the variant ran past its time on the whole space.
+  (the trial stops at :data:`POOL_PER_VARIANT` of them, or after :data:`SLOW_TRIES`
+  time-outs, so only the variants that survive run the whole space);
+- ``undecided``: the variant ran past its time on the whole space, or past the trial's
+  limit on some positions and right on every one of them given the far limit.
+
+A time-out is no killer by itself: the trial's limit (``LIMIT``, about a second) is below
+the grader's, and a variant just past it answers in time on a faster machine.  Only a
+variant that answers no position wrongly has its slow positions tried again, at the far
+limit (``FAR_LIMIT``, about ten times the grader's): a position it answers wrongly there,
+or still not at all, is a killer on every machine.
 
 The pool keeps each variant's cheapest killers (tic-tac-toe's space is run cheapest
-position first), so an official grade meets them as little work each.
+position first), so an official grade meets them as little work each; a trial module's
+``POOL_COST`` leaves out the killers that cost more, for a variant that has cheaper ones.
 
 From the killers it writes the *pool* ``<reference>/pools/<exercise>.json``: a few
 killers of every buggy variant, each position with the set of variants it kills.  An
@@ -47,6 +55,12 @@ COVERAGE_CASES = 100
 """Positions the reference runs with line tracing, to find the lines grading never runs."""
 POOL_PER_VARIANT = 12
 """Killers of each buggy variant kept in the pool (fewer when it has fewer)."""
+SLOW_TRIES = 20
+"""Time-outs at the trial's limit after which a variant's run ends (they are no killers, so
+a variant that loops on some positions runs on to find those it answers wrongly); a trial
+module's ``SLOW_TRIES`` says otherwise."""
+CONFIRM = 2
+"""Slow positions of a variant with no other killer that are tried again at the far limit."""
 
 
 @dataclass
@@ -121,10 +135,12 @@ def change(before, after):
     return {'line': 0, 'before': '', 'after': ''}
 
 
-def run_trial(policy, exercise, source, cases, limit, stop_after=None, timeout=None):
+def run_trial(policy, exercise, source, cases, limit, stop_after=None, timeout=None,
+              timeouts=None):
     """Run one variant (its source) on ``cases`` ([[input, expected], ...]) in a process of
     its own: ``{'answers': [...], 'failed': {index: reason}}``, or None when the whole
-    run went past ``timeout`` seconds."""
+    run went past ``timeout`` seconds.  The run ends after ``stop_after`` failed cases
+    other than time-outs, and after ``timeouts`` time-outs (default three, as a grade)."""
     folder = Path(policy.reference).resolve()
     with tempfile.TemporaryDirectory(prefix='grader-trial-') as tmp:
         path = Path(tmp) / 'variant.py'
@@ -133,7 +149,8 @@ def run_trial(policy, exercise, source, cases, limit, stop_after=None, timeout=N
         try:
             proc = subprocess.run(
                 [sys.executable, '-m', f'{folder.name}.trials', exercise, str(path)],
-                input=json.dumps({'cases': cases, 'limit': limit, 'stop_after': stop_after}),
+                input=json.dumps({'cases': cases, 'limit': limit, 'stop_after': stop_after,
+                                  'timeouts': timeouts}),
                 capture_output=True, text=True, cwd=tmp, env=env, timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
@@ -171,6 +188,9 @@ class Selection:
         self.cases = [[i, self.trials.expect(i)] for i in self.inputs]
         self.exhaustive = getattr(self.trials, 'EXHAUSTIVE', False)
         self.limit = getattr(self.trials, 'LIMIT', 2.0)
+        self.far_limit = getattr(self.trials, 'FAR_LIMIT', 10 * self.limit)
+        self.budget = getattr(self.trials, 'BUDGET', 600)
+        self.slow_tries = getattr(self.trials, 'SLOW_TRIES', SLOW_TRIES)
         self.variants = classic_variants(Path(bugs) / exercise) + mutants(self.source)
         self.reference = None
 
@@ -198,16 +218,26 @@ class Selection:
 
     def _judge(self, variant):
         result = run_trial(self.policy, self.exercise, variant.source, self.cases, self.limit,
-                           stop_after=POOL_PER_VARIANT,
-                           timeout=getattr(self.trials, 'BUDGET', 600))
+                           stop_after=POOL_PER_VARIANT, timeout=self.budget,
+                           timeouts=self.slow_tries)
         if result is None:
             variant.verdict, variant.detail = 'undecided', {'reason': 'ran past its time'}
             return
-        failed = {int(k): v for k, v in result['failed'].items()}
+        failed = {int(k): v for k, v in result['failed'].items() if v != 'timeout'}
+        slow = [int(k) for k, v in result['failed'].items() if v == 'timeout']
+        if slow and not failed:
+            failed = self._confirm(variant, slow[:CONFIRM])
         if failed:
             variant.verdict = 'buggy'
             variant.detail = {'killers': sorted(failed), 'reasons': sorted(set(failed.values())),
                               'tried': len(result['answers'])}
+            if slow:
+                variant.detail['slow'] = len(slow)
+        elif slow:
+            variant.verdict = 'undecided'
+            variant.detail = {'reason': f'past {self.limit:g} s of CPU on {len(slow)} '
+                                        f'positions, right on those tried again at '
+                                        f'{self.far_limit:g} s'}
         elif result['answers'] == self.reference['answers']:
             variant.verdict = 'equivalent'
             variant.detail = {'proof': f'the same answers as the reference on all '
@@ -218,35 +248,50 @@ class Selection:
             variant.detail = {'proof': f'other answers, each accepted, on all '
                                        f'{len(self.cases)} positions'}
 
+    def _confirm(self, variant, slow):
+        """``{position: reason}`` of the ``slow`` positions (past the trial's limit) that
+        ``variant`` answers wrongly, or not at all, at the far limit."""
+        result = run_trial(self.policy, self.exercise, variant.source,
+                           [self.cases[i] for i in slow], self.far_limit,
+                           timeout=4 * self.far_limit * len(slow) + 60, timeouts=len(slow))
+        if result is None:
+            return dict.fromkeys(slow, f'timeout at {self.far_limit:g} s')
+        return {slow[int(k)]: (f'timeout at {self.far_limit:g} s' if v == 'timeout' else v)
+                for k, v in result['failed'].items()}
+
     def buggy(self):
         return [v for v in self.variants if v.verdict == 'buggy']
 
     def pool(self, seed=33):
         """Up to :data:`POOL_PER_VARIANT` killers of each buggy variant (the cheapest first,
-        seeded among equals), each with the mask of the buggy variants it kills."""
+        seeded among equals; none above the trials' ``POOL_COST`` when it has cheaper
+        ones), each with the mask of the buggy variants it kills."""
         rng = random.Random(seed)
+        cap = getattr(self.trials, 'POOL_COST', None)
         chosen = set()
         for variant in self.buggy():
             killers = list(variant.detail['killers'])
             rng.shuffle(killers)
             killers.sort(key=lambda i: self.trials.cost(self.inputs[i]))
-            chosen.update(killers[:POOL_PER_VARIANT])
+            cheap = [i for i in killers if cap is None or self.trials.cost(self.inputs[i]) <= cap]
+            chosen.update((cheap or killers)[:POOL_PER_VARIANT])
         positions = sorted(chosen)
         masks = self._masks(positions)
         return [{'input': self.inputs[i], 'kills': format(masks[i], 'x')} for i in positions]
 
     def _masks(self, positions):
-        """``{position: mask of the buggy variants it kills}``, each variant run on every
-        pool position (its first trial may have stopped early)."""
+        """``{position: mask of the buggy variants it kills}``: each variant run on every
+        pool position (its first trial may have stopped early), a time-out there no
+        kill, and the variant's own killers (time-outs at the far limit among them)."""
         masks = dict.fromkeys(positions, 0)
         cases = [self.cases[i] for i in positions]
         for bit, variant in enumerate(self.buggy()):
             result = run_trial(self.policy, self.exercise, variant.source, cases, self.limit,
-                               timeout=getattr(self.trials, 'BUDGET', 600))
-            failed = set(range(len(cases))) if result is None else \
-                {int(k) for k in result['failed']}
-            for k in failed:
-                masks[positions[k]] |= 1 << bit
+                               timeout=self.budget, timeouts=self.slow_tries)
+            failed = set() if result is None else \
+                {positions[int(k)] for k, v in result['failed'].items() if v != 'timeout'}
+            for position in failed | (set(variant.detail['killers']) & set(positions)):
+                masks[position] |= 1 << bit
         return masks
 
     def write(self, bugs):

@@ -207,3 +207,78 @@ def test_select_without_a_library_is_a_one_line_error(tmp_path, capsys):
                      '--bugs', str(tmp_path / 'none')])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and '--bugs DIR' in err, err
+
+
+SLOW_BUT_RIGHT = '''
+import time
+_search, _busy = Minimax, []
+
+
+def Minimax(board, maximizingplayer, player, *bounds):
+    """The reference's search, after 0.15 s of CPU spent at the root."""
+    if _busy:
+        return _search(board, maximizingplayer, player, *bounds)
+    _busy.append(1)
+    try:
+        end = time.process_time() + 0.15
+        while time.process_time() < end:
+            pass
+        return _search(board, maximizingplayer, player, *bounds)
+    finally:
+        _busy.pop()
+'''
+
+NEVER_STOPS = '''
+_search, _busy = Minimax, []
+
+
+def Minimax(board, maximizingplayer, player, *bounds):
+    """The reference's search, except that it never stops on a position whose centre is
+    taken."""
+    while not _busy and board[4] != '-':
+        pass
+    _busy.append(1)
+    try:
+        return _search(board, maximizingplayer, player, *bounds)
+    finally:
+        _busy.pop()
+'''
+
+
+def test_a_time_out_is_a_killer_only_past_the_far_limit(tmp_path, policy, monkeypatch):
+    """A variant just past the trial's limit but right given more time is no bug (it would
+    answer in time on a faster machine): undecided, not buggy.  A variant that never stops
+    on some positions is buggy, its killers the positions it still has not answered at the
+    far limit, and the pool marks them as its killers."""
+    import dataclasses
+    reference = tmp_path / 'reference'
+    shutil.copytree(ROOT / 'reference', reference,
+                    ignore=shutil.ignore_patterns('travel', 'pools', '__pycache__'))
+    bugs = tmp_path / 'bugs'
+    (bugs / 'tictactoe').mkdir(parents=True)
+    source = (ROOT / 'reference' / 'tictactoe.py').read_text(encoding='utf-8')
+    (bugs / 'tictactoe' / 'slow_but_right.py').write_text(source + SLOW_BUT_RIGHT)
+    (bugs / 'tictactoe' / 'never_stops.py').write_text(source + NEVER_STOPS)
+    course = dataclasses.replace(policy, reference=str(reference))
+    trials = selection.trials_of(course, 'tictactoe')
+    everything = trials.space()
+    monkeypatch.setattr(trials, 'space', lambda: everything[-60:])
+    monkeypatch.setattr(trials, 'LIMIT', 0.1)
+    monkeypatch.setattr(trials, 'FAR_LIMIT', 0.4, raising=False)
+    monkeypatch.setattr(selection, 'SLOW_TRIES', 3)
+    monkeypatch.setattr(selection, 'mutants', lambda source: [])
+    counts, (pool_path, record_path) = selection.select(course, 'tictactoe', bugs,
+                                                        log=lambda line: None)
+    verdicts = {v['name']: v for v in json.loads(record_path.read_text())['variants']}
+    assert verdicts['slow_but_right']['verdict'] == 'undecided'
+    never = verdicts['never_stops']
+    assert never['verdict'] == 'buggy' and never['reasons'] == ['timeout at 0.4 s']
+    assert len(never['killers']) == selection.CONFIRM
+    for index in never['killers']:
+        assert everything[-60:][index]['board'][1][1] != '-'
+    written_pool = json.loads(pool_path.read_text())
+    assert written_pool['variants'] == ['never_stops']
+    assert [p['input'] for p in written_pool['positions']] == \
+        [everything[-60:][i] for i in sorted(never['killers'])]
+    assert all(kills(p, 0) for p in written_pool['positions'])
+    assert counts == {'buggy': 1, 'undecided': 1}

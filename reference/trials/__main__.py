@@ -1,12 +1,14 @@
 """Run one variant on many positions: ``python -m reference.trials EXERCISE VARIANT.py``.
 
 Reads ``{"cases": [[input, expected], ...], "limit": CPU seconds per case,
-"stop_after": n or null}`` as JSON on stdin and writes ``{"answers": [...],
-"failed": {index: reason}}`` on stdout: each case's answer (a plain JSON value, so two
-variants' answers compare exactly) and the verdict of the graded checks on it.  A case
-past its CPU limit fails as ``timeout``; an exception as ``exception: Type``.  With
-``stop_after``, the run ends after that many failed cases, and after three time-outs in
-any case (the answers then cover the cases tried).  The variant's printing goes nowhere.
+"stop_after": n or null, "timeouts": n or null}`` as JSON on stdin and writes
+``{"answers": [...], "failed": {index: reason}}`` on stdout: each case's answer (a plain
+JSON value, so two variants' answers compare exactly) and the verdict of the graded checks
+on it.  A case past its CPU limit fails as ``timeout``; an exception as ``exception:
+Type``.  With ``stop_after``, the run ends after that many failed cases other than
+time-outs; it ends after ``timeouts`` time-outs in any case (default
+:data:`STOP_AFTER_TIMEOUTS`; the answers then cover the cases tried).  The variant's
+printing goes nowhere.
 
 With ``GRADER_TRIAL_LINES=1`` in the environment it writes ``{"lines": [...]}`` instead:
 the line numbers of the variant's file that ran on the cases (line tracing).
@@ -22,7 +24,7 @@ import sys
 
 STOP_AFTER_TIMEOUTS = 3
 """A variant past its limit on this many cases is not run on the rest (as the grader stops
-an exercise after three time-outs in a row)."""
+an exercise after three time-outs in a row), unless the request says otherwise."""
 
 
 class _Limit(BaseException):
@@ -103,6 +105,7 @@ def main(argv=None):
         return
     module = load(path)
     stop_after = request.get('stop_after')
+    most_timeouts = request.get('timeouts') or STOP_AFTER_TIMEOUTS
     timeouts = 0
     for index, case in enumerate(request['cases']):
         answer, reason = one(trial, module, case, request.get('limit', 2.0))
@@ -110,7 +113,8 @@ def main(argv=None):
         if reason:
             failed[str(index)] = reason
             timeouts += reason == 'timeout'
-            if (stop_after and len(failed) >= stop_after) or timeouts >= STOP_AFTER_TIMEOUTS:
+            if (stop_after and len(failed) - timeouts >= stop_after) or \
+                    timeouts >= most_timeouts:
                 break
     json.dump({'answers': answers, 'failed': failed}, sys.stdout)
 

@@ -33,8 +33,18 @@ LIMIT = 2.0
 """CPU seconds a variant may spend on one position: the reference needs at most a few
 hundredths at depth 4 (the grader allows 20 units, about 2 s, on the development
 machine)."""
+FAR_LIMIT = 20.0
+"""CPU seconds a variant with no other killer is given on its slow positions: ten times the
+grader's limit, so a position it does not answer in them is a time-out on any machine."""
+SLOW_TRIES = 3
+"""Time-outs after which a variant's run ends: each costs the whole limit, and a search
+that does not stop at its depth (the time-outs here) runs past it on most positions."""
 BUDGET = 300
 """Wall seconds a variant may spend on the whole space."""
+POOL_COST = 7 ** 4
+"""The pool leaves out a variant's killers that cost more than a depth-4 search of seven
+columns (most depth-5 positions) when it has cheaper ones: an official grade answers
+every killer it draws with the oracle too, and a depth-5 proof costs it ten times more."""
 GRADED_TAGS = ('required',)
 """The fixture cases whose checks carry points (every connect four case)."""
 PIECES = range(2, 41)
