@@ -394,18 +394,23 @@ state_number(PyObject *value)
     return number;
 }
 
-/* The value of the frame's argument ``i`` as the call starts (a new reference), or NULL. */
+/* The value of the frame's argument ``i`` as the call starts (a new reference), or NULL;
+ * ``name`` is its name when the caller knows it (else it is looked up where needed).  The
+ * frame's own slots are read: nothing of the submission runs. */
 static PyObject *
-argument(PyFrameObject *frame, PyCodeObject *code, int i)
+argument(PyFrameObject *frame, PyCodeObject *code, int i, PyObject *name)
 {
-#if PY_VERSION_HEX >= 0x030B0000
-    PyObject *names = PyCode_GetVarnames(code), *name, *value = NULL;
-    if (!names) { PyErr_Clear(); return NULL; }
-    if (i >= PyTuple_GET_SIZE(names)) { Py_DECREF(names); return NULL; }
-    name = PyTuple_GET_ITEM(names, i);
-#if PY_VERSION_HEX >= 0x030C0000
+#if PY_VERSION_HEX >= 0x030C0000 || (PY_VERSION_HEX >= 0x030B0000 && !defined(FAST_LOCALS))
+    PyObject *names = NULL, *value = NULL;
+    if (!name) {
+        names = PyCode_GetVarnames(code);
+        if (!names) { PyErr_Clear(); return NULL; }
+        if (i >= PyTuple_GET_SIZE(names)) { Py_DECREF(names); return NULL; }
+        name = PyTuple_GET_ITEM(names, i);
+    }
+#  if PY_VERSION_HEX >= 0x030C0000
     value = PyFrame_GetVar(frame, name);
-#else
+#  else
     {
         PyObject *locals = PyFrame_GetLocals(frame);
         if (locals) {
@@ -413,12 +418,19 @@ argument(PyFrameObject *frame, PyCodeObject *code, int i)
             Py_DECREF(locals);
         }
     }
-#endif
+#  endif
     if (!value) PyErr_Clear();
-    Py_DECREF(names);
+    Py_XDECREF(names);
+    return value;
+#elif defined(FAST_LOCALS)
+    PyObject *value = frame->f_frame->localsplus[i];
+    (void)code; (void)name;
+    if (value && PyCell_Check(value)) value = PyCell_GET(value);
+    Py_XINCREF(value);
     return value;
 #else
     PyObject *value = frame->f_localsplus[i];
+    (void)code; (void)name;
     Py_XINCREF(value);
     return value;
 #endif
@@ -455,7 +467,7 @@ record(PyFrameObject *frame, PyCodeObject *code)
     int i, n = code->co_argcount < 3 ? code->co_argcount : 3;
     uint32_t number = 0;
     for (i = 0; i < n && !number; i++) {
-        PyObject *value = argument(frame, code, i);
+        PyObject *value = argument(frame, code, i, NULL);
         if (value) {
             number = state_number(value);
             Py_DECREF(value);
@@ -746,61 +758,40 @@ find_args(entry_t *e, PyCodeObject *code, int role)
     Py_DECREF(varnames);
 }
 
-/* The value of the call's argument ``k`` of its role (a new reference), or NULL.  Nothing
- * of the submission runs: the frame's own slots are read. */
+/* The value of the call's argument ``k`` of its role (a new reference), or NULL. */
 static PyObject *
-arg_value(PyFrameObject *frame, entry_t *e, int k, PyObject **locals)
+arg_value(PyFrameObject *frame, PyCodeObject *code, entry_t *e, int k)
 {
-    PyObject *value = NULL;
-    if (e->arg_at[k] < 0) return NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-    (void)locals;
-    value = PyFrame_GetVar(frame, e->arg_name[k]);
-    if (!value) PyErr_Clear();
-#elif defined(FAST_LOCALS)
-    (void)locals;
-    value = frame->f_frame->localsplus[e->arg_at[k]];
-    if (value && PyCell_Check(value)) value = PyCell_GET(value);
-    Py_XINCREF(value);
-#elif PY_VERSION_HEX >= 0x030B0000
-    if (!*locals) *locals = PyFrame_GetLocals(frame);
-    if (*locals) value = PyObject_GetItem(*locals, e->arg_name[k]);
-    if (!value) PyErr_Clear();
-#else
-    (void)locals;
-    value = frame->f_localsplus[e->arg_at[k]];
-    Py_XINCREF(value);
-#endif
-    return value;
+    return e->arg_at[k] < 0 ? NULL : argument(frame, code, e->arg_at[k], e->arg_name[k]);
 }
 
 /* A call of a unit with a role: its event.  -1: Stopped is raised. */
 static int
 unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, int u)
 {
-    PyObject *a = NULL, *b = NULL, *c = NULL, *locals = NULL;
+    PyObject *a = NULL, *b = NULL, *c = NULL;
     int result = 0, timed;
     double t = 0;
     if (!e->args_found) find_args(e, code, unit_role[u]);
     switch (unit_role[u]) {
     case ROLE_LISTING:
-        a = arg_value(frame, e, 0, &locals);
+        a = arg_value(frame, code, e, 0);
         result = listed(slot, code_hash(a));
         break;
     case ROLE_TRANSITION:
-        a = arg_value(frame, e, 0, &locals);
-        b = arg_value(frame, e, 1, &locals);
-        c = arg_value(frame, e, 2, &locals);
+        a = arg_value(frame, code, e, 0);
+        b = arg_value(frame, code, e, 1);
+        c = arg_value(frame, code, e, 2);
         timed = time_of(c, &t);
         result = transition(slot, code_hash(a), code_hash(b), timed, t);
         break;
     case ROLE_MADE: {
         int fresh = 0;
-        a = arg_value(frame, e, 0, &locals);
+        a = arg_value(frame, code, e, 0);
         if (block.runs == 0) {         /* the first run notes the order of expansion */
-            PyObject *self_ = arg_value(frame, e, 3, &locals);
-            b = arg_value(frame, e, 1, &locals);
-            c = arg_value(frame, e, 2, &locals);
+            PyObject *self_ = arg_value(frame, code, e, 3);
+            b = arg_value(frame, code, e, 1);
+            c = arg_value(frame, code, e, 2);
             timed = time_of(c, &t);
             note_born(self_, stop_code(b), timed, t);
             Py_XDECREF(self_);
@@ -813,7 +804,6 @@ unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, i
     Py_XDECREF(a);
     Py_XDECREF(b);
     Py_XDECREF(c);
-    Py_XDECREF(locals);
     return result;
 }
 
@@ -827,7 +817,7 @@ owned_by(entry_t *e, PyFrameObject *frame, PyCodeObject *code, int u)
     int found = 0;
     if (!unit_owner[u] || e->owner_checked) return e->unit != 0;
     e->owner_checked = 1;
-    self = code->co_argcount > 0 ? argument(frame, code, 0) : NULL;
+    self = code->co_argcount > 0 ? argument(frame, code, 0, NULL) : NULL;
     mro = self ? Py_TYPE(self)->tp_mro : NULL;
     for (i = 0; mro && PyTuple_Check(mro) && i < PyTuple_GET_SIZE(mro) && !found; i++) {
         PyTypeObject *t = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
