@@ -87,8 +87,8 @@ class Case:
 
 def failure_kind(reply):
     """The outcome kind of a reply that carries no usable observation."""
-    if getattr(reply, 'kind', '') == 'not run':
-        return 'not run'
+    if getattr(reply, 'kind', '') in ('not run', 'tampered'):
+        return reply.kind
     return {'timeout': 'timeout', 'crashed': 'crash', 'invalid': 'invalid reply',
             'error': 'exception'}.get(reply.status, 'wrong answer')
 

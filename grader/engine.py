@@ -21,6 +21,7 @@ from grader.errors import UserError
 from grader.exercises import base
 from grader.exercises import facts as factwords
 from grader.judging import outcomes as outcome_kinds
+from grader.judging import tallies
 from grader.model import ExerciseResult, Result
 from grader.sandbox import layers, registry, spare
 from grader.sandbox.session import Reply, Session, keep_spares
@@ -843,10 +844,12 @@ def _while_loading(plugin, started):
 def judged_case(plugin, case, replies, settings):
     """The plug-in's outcomes for one case; a judge that fails fails the case, not the run.
 
-    Each outcome gets a kind: the judge's own, else the kind of the reply's
-    failure, else ``wrong answer``.
+    A reply whose process reached into the grader is judged as a failed one
+    (:func:`grader.judging.tallies.void_if_reached_in`).  Each outcome gets a kind: the
+    judge's own, else the kind of the reply's failure, else ``wrong answer``.
     """
     try:
+        replies = [tallies.void_if_reached_in(reply) for reply in replies]
         outcomes = list(plugin.judge(case, replies, settings))
     except Exception as exc:  # noqa: BLE001 - any reply, however odd, is graded
         why = f'the grader could not judge this reply ({type(exc).__name__})'

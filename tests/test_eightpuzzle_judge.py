@@ -303,20 +303,26 @@ def test_an_answer_without_its_own_expansions_earns_nothing_beside_a_counted_sea
         cases, settings):
     """A search counted as an A* on every public start, and on a hidden one (15 moves, where
     any A* with an admissible heuristic expands 23 states) only the path's 15 calls: that
-    answer came from somewhere else (a table), so it earns nothing; every other answer
-    stands.  On a public start it is the heuristic check that fails (the search's heuristic
-    may overestimate): the answers are left alone."""
+    answer came from somewhere else (a table), and a submission that answers some starts
+    from a table earns nothing on any (its table may answer the starts that cannot show
+    their expansions too), whatever the CPU times say.  On a public start it is the
+    heuristic check that fails (the search's heuristic may overestimate): the answers are
+    left alone."""
     replies = honest(cases)
     table = cases['length-15']
     assert judge.proof_of(table.expected) > table.expected['optimal_length'] + 1
     replies['length-15'] = search_reply(table, 15, replies['length-15'].cpu,
                                         reps=len(replies['length-15'].tally['slots']))
     outcomes, facts = reviewed(cases, settings, replies, hidden={'length-15'})
-    assert facts['searched']
-    withdrawn = {o.case for o in outcomes if o.check == 'validity' and not o.passed}
-    assert withdrawn == {'length-15'}
-    validity = next(o for o in outcomes if o.check == 'validity' and o.case == 'length-15')
-    assert 'answered without a search' in validity.message
+    assert not facts['searched']
+    validity = {o.case: o for o in outcomes if o.check == 'validity'}
+    assert validity and not any(o.passed for o in validity.values())
+    assert 'fewer times on this start' in validity['length-15'].message
+    others = [o for name, o in validity.items() if name != 'length-15']
+    assert others and all(o.message.startswith('answered from a table') for o in others)
+    # Honest, the same replies keep every answer.
+    outcomes, facts = reviewed(cases, settings, honest(cases), hidden={'length-15'})
+    assert facts['searched'] and all(o.passed for o in outcomes if o.check == 'validity')
     # The same answer beside a search that is counted nowhere is left to the CPU time.
     uncounted = {name: search_reply(cases[name], 0, reply.cpu, reps=len(reply.tally['slots']))
                  for name, reply in honest(cases).items()}
@@ -579,3 +585,34 @@ def test_a_table_of_answers_that_burns_cpu_time_is_no_search(cases, settings):
     outcomes, facts = under_a_burst(cases, settings, work=0.05, burst=0.0)
     assert not facts['searched'], facts['search_cpu']
     assert all(not o.passed for o in outcomes if o.check == 'validity')
+
+
+@pytest.mark.parametrize('flag,voided', [('grader-code', True), ('nested', True),
+                                         ('foreign-caller', True), ('hook', False),
+                                         ('refused', False), ('thread', False),
+                                         ('code-made', False)])
+def test_a_search_that_calls_into_the_grader_earns_nothing_for_its_answer(
+        cases, settings, flag, voided):
+    """A run that called the grader's own rules, its counter's entry point, or started the
+    search itself is judged as a failed reply, however right its answer: part of the answer
+    may be the grader's work.  A refused operation (a profile function, ctypes) reached
+    nothing, and odd honest code (threads, exec) raises the other flags: their answers are
+    judged, only their counts are withdrawn (the review's business)."""
+    from grader import engine
+    from grader.judging import tallies
+    case = cases['length-15']
+    count = case.expected['astar_expansions']['manhattan']
+    bit = next(b for b, name in tallies.FLAG_BITS.items() if name == flag)
+    reply = search_reply(case, count, 0.05)
+    reply.tally['slots'][0]['flags'] = bit
+    judged = engine.judged_case(EXERCISE, case, [reply], settings)
+    validity = next(o for o in judged if o.check == 'validity')
+    assert validity.passed is not voided
+    if voided:
+        assert validity.kind == 'tampered' and 'earns nothing' in validity.message
+        assert tallies.UNTRUSTED[flag] in validity.message
+    # The same flag on the process: only a search started from the submission's code voids.
+    reply = search_reply(case, count, 0.05)
+    reply.tally['flags'] = bit
+    judged = engine.judged_case(EXERCISE, case, [reply], settings)
+    assert next(o for o in judged if o.check == 'validity').passed is (flag != 'foreign-caller')

@@ -26,6 +26,7 @@ KINDS = {
     'exception': 'your code raised an exception',
     'not run': 'not run: earlier cases timed out',
     'no search': 'answered without a search',
+    'tampered': 'the search reached into the grader',
     'not measured': 'could not be measured',
     'hidden': 'not shown to hold on a hidden case',
 }

@@ -5,7 +5,7 @@ read by the runner from the stopped case process (:mod:`grader.child.tally`), ne
 the case's own reply.  :func:`counted` turns it into the numbers a judge compares with the
 reference's, or a sentence saying why there are none.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 UNTRUSTED = {
     'hook': 'a profile or trace function was set during the search',
@@ -30,7 +30,17 @@ searches run (a helper thread that checks the board uses microseconds); more is 
 counter does not see."""
 PROCESS_FLAGS = ('foreign-caller', 'outside-run', 'threads-beside', 'code-made')
 """Flags of the whole case process that void every run's count."""
-"""Flags of a run whose counts cannot be trusted, with the sentence a student reads."""
+REACHED_IN = ('grader-code', 'nested', 'foreign-caller')
+"""Flags of a run that only a submission calling into the grader raises (the grader's own
+game rules, the counter's entry point, the search started from the submission's code): the
+run's answer earns nothing, whatever it is, since part of it may be the grader's work.
+Honest code, however odd (threads, generators, lambdas, exec), raises none of them; its
+answers are judged and only its counts are withdrawn.  A profile function changed, ctypes or
+a process's memory are refused by the sandbox while the search runs: they reach nothing,
+and only the counts are withdrawn."""
+REACHED_IN_PROCESS = ('foreign-caller',)
+"""Flags of the whole case process with the same effect (the search started from the
+submission's code at any time, import included)."""
 FLAG_BITS = {1: 'hook', 2: 'nested', 4: 'code-made', 8: 'unnamed-recursion',
              16: 'generator-recursion', 32: 'thread', 64: 'grader-code', 128: 'overflow',
              256: 'refused', 512: 'mismatch', 1024: 'foreign-caller', 2048: 'outside-run',
@@ -70,6 +80,29 @@ def ran_submission(reply):
         return False
     return tally['runs'] > 0 or bool({'outside-run', 'foreign-caller'}
                                      & set(flag_names(tally['flags'])))
+
+
+def reached_in(reply):
+    """The sentence saying how the case's process reached into the grader (see
+    :data:`REACHED_IN`), or '' when it did not or its tally could not be read."""
+    tally = getattr(reply, 'tally', None)
+    if not tally:
+        return ''
+    names = [n for n in flag_names(tally['flags']) if n in REACHED_IN_PROCESS]
+    for slot in tally.get('slots', ()):
+        names += [n for n in flag_names(slot['flags']) if n in REACHED_IN and n not in names]
+    return UNTRUSTED[names[0]] if names else ''
+
+
+def void_if_reached_in(reply):
+    """``reply`` itself, or, when it answered but its process reached into the grader, a
+    failed reply of kind ``tampered`` that says how (a trick that reads or patches the
+    grader earns no point, not even for a right answer)."""
+    how = reached_in(reply) if reply.ok else ''
+    if not how:
+        return reply
+    return replace(reply, status='invalid', kind='tampered', observation={},
+                   error=f'{how}: an answer found by reaching into the grader earns nothing')
 
 
 def flag_names(bits):

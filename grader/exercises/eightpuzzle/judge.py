@@ -187,6 +187,10 @@ NO_SEARCH_HERE = ('answered without a search: FindNextStates was called fewer ti
                   'than any A* with an admissible heuristic expands on it, though the search '
                   'was counted on other starts (a table of answers earns nothing; a heuristic '
                   'that overestimates is not one of the sheet)')
+NO_SEARCH_TABLE = ('answered from a table: on other starts FindNextStates was called fewer times '
+                   'than any A* with an admissible heuristic expands there, though the search was '
+                   'counted on the public starts; a submission that answers some starts without '
+                   'a search earns nothing on any')
 ANSWER_CHECKS = ('validity', 'optimality', 'timeouts', 'hard', 'heuristic')
 
 UNSOLVABLE_TIMEOUT = (
@@ -534,23 +538,24 @@ class EightPuzzle(base.Exercise):
         # Answers: a search ran in the calls.
         heavy = [o for o in searches if o.measured['right']
                  and (o.measured['length'] or 0) >= HEAVY_LENGTH]
-        facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate,
-                                                                hidden)
-        shown = [o for o in searches if o.measured['right'] and o.measured['proof']
-                 and o.case not in hidden]
-        if admissible and shown and all(o.measured['counts'][0] >= o.measured['proof']
-                                        for o in shown):
-            # A search counted as an A* with an admissible heuristic on every public start
-            # (the heuristic check passed there) shows its expansions on every start it
-            # answers: an answer without them (a table, with the search counted on other
-            # starts) earns nothing.  (A search whose heuristic overestimates expands fewer
-            # states, and fails the heuristic check on a public start: it is not held to it.)
-            unproven = {o.case for o in searches if o.measured['right']
-                        and o.measured['counts'][0] < o.measured['proof']}
+        unproven = self._unproven(searches, admissible, hidden)
+        if unproven:
+            # Answers without their expansions beside a search counted as an A* on every
+            # public start: a table.  None of the answers count, those that cannot show
+            # their expansions (a start a search of its path could answer) no more than
+            # the others; and the verdict does not hang on how the CPU times of searched
+            # and unsearched starts mix.
             review.withdraw_unsearched([o for o in outcomes if o.case in unproven
                                         and 'counts' in o.measured], ANSWER_CHECKS,
                                        NO_SEARCH_HERE)
-        if heavy and not facts['searched']:
+            review.withdraw_unsearched([o for o in outcomes if 'counts' in o.measured],
+                                       ANSWER_CHECKS, NO_SEARCH_TABLE)
+            facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate, hidden)[1]
+            facts['searched'] = False
+        else:
+            facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit,
+                                                                    max_rate, hidden)
+        if heavy and not facts['searched'] and not unproven:
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
                    'FindNextStates was not called for the states of the path')
@@ -562,6 +567,22 @@ class EightPuzzle(base.Exercise):
                                                                        heavy_import=heavy_import))
         self._review_values(outcomes, searches)
         return outcomes, facts
+
+    @staticmethod
+    def _unproven(searches, admissible, hidden):
+        """The starts answered right without the expansions any A* with a heuristic of the
+        sheet makes on them, when the search was counted as such an A* on every public start
+        (the heuristic check passed there, and each start that can show its expansions did):
+        answers from a table.  Empty otherwise (a search whose heuristic overestimates
+        expands fewer states, and fails the heuristic check on a public start: it is not held
+        to it)."""
+        shown = [o for o in searches if o.measured['right'] and o.measured['proof']
+                 and o.case not in hidden]
+        if not (admissible and shown
+                and all(o.measured['counts'][0] >= o.measured['proof'] for o in shown)):
+            return set()
+        return {o.case for o in searches if o.measured['right']
+                and o.measured['counts'][0] < o.measured['proof']}
 
     @staticmethod
     def _reason(found, samples):
