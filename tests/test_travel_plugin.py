@@ -65,7 +65,7 @@ def route_case(hidden=False):
 def reply_with_chain(chain, end='none'):
     return Reply(status='ok', wall=0.01, limit=1.0, observation={
         'network_error': None, 'error': None, 'goal_set': True, 'returned': {'kind': 'state'},
-        'chain': chain, 'chain_end': end, 'expansions': None, 'search_seconds': 0.001})
+        'chain': chain, 'chain_end': end})
 
 
 def test_route_feedback_draws_returned_and_expected_but_not_for_hidden_cases(plugin, settings):
@@ -79,6 +79,22 @@ def test_route_feedback_draws_returned_and_expected_but_not_for_hidden_cases(plu
     assert not timeouts.passed
     hidden = plugin.judge(route_case(hidden=True), [reply_with_chain(late)], settings)[0]
     assert not hidden.passed and '8m' not in hidden.message and 'expected' not in hidden.feedback
+
+
+def test_the_search_seconds_are_the_cpu_the_parent_measured(plugin, settings):
+    """The route planner's time facts come from the case's CPU time read outside its process;
+    a clock of the case process is no part of the reply (its schema refuses one)."""
+    case = route_case()
+    forwards = [[code, time] for code, time in reversed(case.expected['hops'])]
+    outcomes = []
+    for cpu in (0.25, 0.5, 0.75):
+        reply = reply_with_chain(forwards)
+        reply.cpu = cpu
+        outcomes += plugin.judge(case, [reply], settings)
+    facts = plugin.facts(outcomes, settings)
+    assert facts['search_seconds_median'] == 0.5 and facts['search_seconds_max'] == 0.75
+    claimed = dict(reply_with_chain(forwards).observation, search_seconds=0.001)
+    assert not plugin.observation_validator.is_valid(claimed)
 
 
 def test_a_forward_linked_list_is_read_at_its_goal_end(plugin, settings):

@@ -11,8 +11,10 @@ FACTS = (
     Fact('expansions_reference_dijkstra', "The reference Dijkstra's expansions on those trips."),
     Fact('expansion_ratio', "Expansions / the reference A*'s."),
     Fact('counted_calls', 'Counted calls of the search on the efficiency trips.'),
-    Fact('search_seconds_median', 'Median CPU seconds of a search (timeouts cases).'),
-    Fact('search_seconds_max', 'Largest CPU seconds of a search (timeouts cases).'),
+    Fact('search_seconds_median', 'Median CPU seconds of a timeouts case (the CityMap '
+         'built and the search), measured outside the case process.'),
+    Fact('search_seconds_max', 'Largest CPU seconds of a timeouts case, measured '
+         'outside the case process.'),
     Fact('search_cpu_per_trip', 'Median CPU seconds of the search per trip, the baseline '
          'taken off.'),
     Fact('search_cpu_floor', 'CPU seconds per trip below which no search ran.'),
