@@ -110,7 +110,7 @@ def judged(name, result, hidden=False, **changes):
     counts = {'leaves': changes.pop('leaves', 100), 'moves': changes.pop('moves', 150)}
     obs = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
            'result': result, 'board_after': list(c.input['board']),
-           'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4}, 'seconds': 0.1}
+           'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4}}
     obs.update(changes)
     skipped = dict(obs, entry='minimax', skipped=True)
     for observation in (obs, skipped):
@@ -201,7 +201,7 @@ def test_placeholder_grades_minimax_and_timeout_fails_every_check():
     c = case('centre-reply-d6')
     none = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
             'result': {'shape': 'single', 'item': {'kind': 'none'}}, 'board_after': None,
-            'moves_before': 1, 'moves_after': {'kind': 'none'}, 'seconds': 0.0}
+            'moves_before': 1, 'moves_after': {'kind': 'none'}}
     timeout = Reply(status='timeout', wall=27.0, limit=27.0)
     search = outcomes = EXERCISE.judge(c, [reply(none, leaves=0, moves=0), timeout],
                                        replace_settings())

@@ -22,7 +22,9 @@ Observation::
 
     {"task": "search", "entry": str, "skipped": bool, "missing": bool,
      "result": <plain_sequence>, "board_after": [6 rows] | null,
-     "moves_before": int, "moves_after": <plain>, "seconds": float}
+     "moves_before": int, "moves_after": <plain>}
+
+(no clock: the parent reads the case's CPU time from outside its process)
 
 Nothing is counted here: with ``count``, each run of the search goes through the
 counter's trampoline (:func:`grader.child.tally.search`) and the injected evaluation is
@@ -148,21 +150,17 @@ def search(module, payload, ctx, count=True):
     observation = {'task': 'search', 'entry': entry, 'skipped': False, 'missing': False,
                    'result': values.plain_sequence(None), 'board_after': None,
                    'moves_before': rules.count_pieces(board),
-                   'moves_after': values.plain(None), 'seconds': 0.0}
+                   'moves_after': values.plain(None)}
     if int(payload.get('reps', 1)) <= 0:
         return observation
     if payload.get('fallback') and not placeholder(module, board):
         observation['skipped'] = True
         return observation
     for rep in runs(payload):
-        start = ctx.perf_counter()
-        try:
-            # The game is made inside the run: every call of the submission's code, its
-            # constructor's too, is then in the counter's sight.
-            ran = tally.search(one_search, module, board, entry, payload['depth']) if count \
-                else one_search(module, board, entry, payload['depth'], count=False)
-        finally:
-            seconds = ctx.perf_counter() - start
+        # The game is made inside the run: every call of the submission's code, its
+        # constructor's too, is then in the counter's sight.
+        ran = tally.search(one_search, module, board, entry, payload['depth']) if count \
+            else one_search(module, board, entry, payload['depth'], count=False)
         if ran is None:
             observation['missing'] = True
             return observation
@@ -170,8 +168,7 @@ def search(module, payload, ctx, count=True):
             continue
         game, work, result = ran
         observation.update(result=values.plain_sequence(result), board_after=read_rows(work),
-                           moves_after=values.plain(read_attribute(game, 'moves')),
-                           seconds=round(seconds, 6))
+                           moves_after=values.plain(read_attribute(game, 'moves')))
     return observation
 
 
