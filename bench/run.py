@@ -7,6 +7,7 @@ Each benchmark also checks its verdicts, so speed is never bought with a
 wrong grade.
 """
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -340,9 +341,9 @@ def bench_instrumentation(repeats):
     """6. The student's search with and without counting (tic-tac-toe's nodes, the eight
     puzzle's and the route planner's expansions): plain, under a profile function that does
     nothing (the interpreter's own cost of one), and under the C counter
-    (grader/child/_tally.c) installed in this process as the runner does -- the three taken
-    in turn within each repeat, so a load that comes and goes moves all three alike."""
-    import contextlib
+    (grader/child/_tally.c) installed in this process as the runner does, and on Python 3.12
+    and later under a sys.monitoring tool that does nothing (:func:`_monitoring_floor`) --
+    taken in turn within each repeat, so a load that comes and goes moves them all alike."""
     import io
 
     from grader.child import tally
@@ -362,7 +363,7 @@ def bench_instrumentation(repeats):
         tally.hold({}, probe.units(options) if hasattr(probe, 'units') else (),
                    max((probe.stop_after(p) for p in payloads), default=0)
                    if hasattr(probe, 'stop_after') else 0)
-        plain, empty, counted = [], [], []
+        plain, empty, counted, monitored = [], [], [], []
         for _ in range(repeats):
             plain.append(timed_once(lambda p: probe.direct_call(module, p, options), payloads))
             tally._ext[0].floor(True)
@@ -371,13 +372,43 @@ def bench_instrumentation(repeats):
             counted.append(timed_once(lambda p: probe.handle(module, p, options, _Output()),
                                       payloads))
             tally._ext[0].floor(False)
+            with _monitoring_floor() as on:
+                if on:
+                    monitored.append(timed_once(
+                        lambda p: probe.direct_call(module, p, options), payloads))
         ratios = [c / p for c, p in zip(counted, plain)]
         floors = [e / p for e, p in zip(empty, plain)]
+        beside = (f'; sys.monitoring (function starts and returns, to C callbacks that do '
+                  f'nothing): {median([m / p for m, p in zip(monitored, plain)]):.2f}x'
+                  if monitored else '')
         rows.append((f'6. counting overhead, {exercise} {label}', f'{median(ratios):.2f}x',
                      f'{median(plain):.3f} s plain, {median(counted):.3f} s counted '
                      f'({len(payloads)} {what}; medians of {repeats} interleaved); a profile '
-                     f'function that does nothing: {median(floors):.2f}x'))
+                     f'function that does nothing: {median(floors):.2f}x{beside}'))
     return rows
+
+
+@contextlib.contextmanager
+def _monitoring_floor():
+    """Python 3.12 and later: a sys.monitoring tool whose function-start and -return events
+    go to C builtins that do next to nothing (``slice``), for the calls of the block: the
+    interpreter's own cost of the events a counter built on it would need.  Yields whether
+    it is on (False before 3.12, or with no free tool id)."""
+    monitoring = getattr(sys, 'monitoring', None)
+    tool = next((t for t in range(6) if monitoring and monitoring.get_tool(t) is None), None)
+    if tool is None:
+        yield False
+        return
+    events = monitoring.events
+    monitoring.use_tool_id(tool, 'bench floor')
+    try:
+        for event in (events.PY_START, events.PY_RETURN):
+            monitoring.register_callback(tool, event, slice)
+        monitoring.set_events(tool, events.PY_START | events.PY_RETURN)
+        yield True
+    finally:
+        monitoring.set_events(tool, 0)
+        monitoring.free_tool_id(tool)
 
 
 def bench_batch(repeats):
