@@ -16,16 +16,19 @@ else:                                   # Python 3.9-3.10: the same file, read a
 
 NAME = 'search-grader'
 TEXT = {'.md', '.py', '.yml', '.yaml', '.toml', '.sh', '.txt', '.cfg', '.ini', '.json'}
-SKIPPED = {'.git', '.venv', '__pycache__', 'node_modules', '.pytest_cache'}
+SKIPPED = {'.git', '.venv', '.matrix', 'build', '__pycache__', 'node_modules',
+           '.pytest_cache'}
 INSTALL = re.compile(r'\b(?:pip3?|uv pip|pipx) install\b([^\n#]*)')
 SELF = re.compile(r'^grader(\[[^\]]*\])?(?:[<>=!~;@ ].*)?$')
 EXTRA = re.compile(r'(?<![\w./$}-])grader\[')
 
 
 def texts():
-    """``(relative path, text)`` of every text file of the project (never .venv, .git ...)."""
+    """``(relative path, text)`` of every text file of the project (never .venv, .git, the
+    matrix's environments, build output ...)."""
     for folder, dirs, names in os.walk(ROOT):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not d.endswith('.egg-info'))
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not d.endswith('.egg-info')
+                         and not (Path(folder, d) / 'pyvenv.cfg').exists())
         for name in sorted(names):
             path = Path(folder, name)
             if (path.suffix in TEXT or name in ('Makefile', 'Dockerfile', 'run_autograder')) \
