@@ -538,7 +538,9 @@ class EightPuzzle(base.Exercise):
         # Answers: a search ran in the calls.
         heavy = [o for o in searches if o.measured['right']
                  and (o.measured['length'] or 0) >= HEAVY_LENGTH]
+        searched, facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate, hidden)
         unproven = self._unproven(searches, admissible, hidden)
+        facts['searched'] = searched and not unproven
         if unproven:
             # Answers without their expansions beside a search counted as an A* on every
             # public start: a table.  None of the answers count, those that cannot show
@@ -550,12 +552,7 @@ class EightPuzzle(base.Exercise):
                                        NO_SEARCH_HERE)
             review.withdraw_unsearched([o for o in outcomes if 'counts' in o.measured],
                                        ANSWER_CHECKS, NO_SEARCH_TABLE)
-            facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate, hidden)[1]
-            facts['searched'] = False
-        else:
-            facts['searched'], facts['search_cpu'] = self._searched(heavy, baseline, unit,
-                                                                    max_rate, hidden)
-        if heavy and not facts['searched'] and not unproven:
+        elif heavy and not searched:
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
                    'FindNextStates was not called for the states of the path')
