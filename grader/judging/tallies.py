@@ -24,6 +24,7 @@ UNTRUSTED = {
                    'given',
     'threads-beside': 'a thread of the submission was running beside the search',
 }
+"""Flags of a run whose counts cannot be trusted, with the sentence a student reads."""
 THREAD_WORK = 0.002, 0.1
 """CPU seconds, and share of the search thread's, that other threads may use while the
 searches run (a helper thread that checks the board uses microseconds); more is work the
