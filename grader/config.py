@@ -61,10 +61,13 @@ class ExerciseSettings:
         settings = self.checks.get(check)
         return settings.points if settings else 0.0
 
+    def factor(self, key):
+        """The calibration units a call of limit ``key`` may use (``default`` when unnamed)."""
+        return self.factors.get(key, self.factors['default'])
+
     def limit(self, key, unit):
         """Seconds allowed for one call: factor(key) x calibration unit."""
-        factor = self.factors.get(key, self.factors['default'])
-        return max(self.min_seconds, factor * unit)
+        return max(self.min_seconds, self.factor(key) * unit)
 
     def import_limit(self, unit):
         """CPU seconds the module may spend being imported: factor ``import`` x unit.

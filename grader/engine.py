@@ -220,7 +220,7 @@ def self_check_caps(run, plugin, settings):
     return {key: SELF_CHECK_UNITS
             for key, check in plugin.information_limits.items()
             if settings.points(check) == 0 and
-            settings.factors.get(key, settings.factors['default']) > SELF_CHECK_UNITS}
+            settings.factor(key) > SELF_CHECK_UNITS}
 
 
 PLANNING_SWITCH = 0.0005
@@ -687,8 +687,8 @@ class Lane:
         """The most CPU its calls may take, in calibration units (the sum of their
         limits' factors): what orders the lanes of their own, longest first."""
         settings, caps = self.plan.settings, self.plan.caps
-        return sum(min(settings.factors.get(r.limit_key, settings.factors['default']),
-                       caps.get(r.limit_key, float('inf'))) * max(1, r.runs)
+        return sum(min(settings.factor(r.limit_key), caps.get(r.limit_key, float('inf')))
+                   * max(1, r.runs)
                    for _, _, requests in self.cases for r in requests)
 
     def not_run(self, run):

@@ -42,9 +42,7 @@ def expansions(reply, codes=()):
     counts = [max(slot.get('events', 0), slot.get('states', 0)) for slot in slots]
     first = slots[0] if slots else {}
     names = {code_hash(code): code for code in codes}
-    order, made_order = ([[names.get(h), (int(t) if t is not None and float(t).is_integer()
-                                          else t)] for h, t in tally.get(key, [])]
-                         for key in ('order', 'made_order'))
+    order, made_order = (_named(tally.get(key, []), names) for key in ('order', 'made_order'))
     units = list(first.get('units', [])) + [0] * len(METHODS)
     flags = set(tallies.flag_names(tally.get('flags', 0)))
     bypassed = bool(tally) and (tally.get('runs', 0) == 0 or bool(BYPASSED & flags))
@@ -54,3 +52,10 @@ def expansions(reply, codes=()):
             'stopped': bool(first.get('stopped')), 'events': first.get('events', 0),
             'states': first.get('states', 0), 'listings': first.get('listings', 0),
             'bypassed': bypassed}
+
+
+def _named(pairs, names):
+    """``[[stop code, time]]`` of an order's ``[code hash, time]`` pairs (``names``: the
+    codes by hash; a whole-minute time as an int)."""
+    return [[names.get(h), int(t) if t is not None and float(t).is_integer() else t]
+            for h, t in pairs]
