@@ -339,11 +339,11 @@ class _Output:
 
 def bench_instrumentation(repeats):
     """6. The student's search with and without counting (tic-tac-toe's nodes, the eight
-    puzzle's and the route planner's expansions): plain, under a profile function that does
-    nothing (the interpreter's own cost of one), and under the C counter
-    (grader/child/_tally.c) installed in this process as the runner does, and on Python 3.12
-    and later under a sys.monitoring tool that does nothing (:func:`_monitoring_floor`) --
-    taken in turn within each repeat, so a load that comes and goes moves them all alike."""
+    puzzle's and the route planner's expansions): plain, under a frame-evaluation hook that
+    only evaluates (the interpreter's own cost of the hook the counter is), under the C
+    counter (grader/child/_tally.c) installed in this process as the runner does, and under
+    a profile function that does nothing (what the counter cost when it was one) -- taken in
+    turn within each repeat, so a load that comes and goes moves them all alike."""
     import io
 
     from grader.child import tally
@@ -357,58 +357,34 @@ def bench_instrumentation(repeats):
         return time.perf_counter() - start
     if not (tally.load(None) and tally.install()):
         return [('6. counting overhead', 'n/a', tally.NOT_BUILT)]
+    floor = tally._ext[0].floor
     rows = []
     for exercise, what, label, module, payloads, options, probe in subjects:
         # the functions counted by name, as the runner names them before a case (hold)
         tally.hold({}, probe.units(options) if hasattr(probe, 'units') else (),
                    max((probe.stop_after(p) for p in payloads), default=0)
                    if hasattr(probe, 'stop_after') else 0)
-        plain, empty, counted, monitored = [], [], [], []
+        plain, empty, counted, profiled = [], [], [], []
         for _ in range(repeats):
             plain.append(timed_once(lambda p: probe.direct_call(module, p, options), payloads))
-            tally._ext[0].floor(True)
+            floor('hook')
             empty.append(timed_once(lambda p: probe.direct_call(module, p, options), payloads))
             tally.watch()       # what a case process's tally.given does
             counted.append(timed_once(lambda p: probe.handle(module, p, options, _Output()),
                                       payloads))
-            tally._ext[0].floor(False)
-            with _monitoring_floor() as on:
-                if on:
-                    monitored.append(timed_once(
-                        lambda p: probe.direct_call(module, p, options), payloads))
-        ratios = [c / p for c, p in zip(counted, plain)]
-        floors = [e / p for e, p in zip(empty, plain)]
-        beside = (f'; sys.monitoring (function starts and returns, to C callbacks that do '
-                  f'nothing): {median([m / p for m, p in zip(monitored, plain)]):.2f}x'
-                  if monitored else '')
-        rows.append((f'6. counting overhead, {exercise} {label}', f'{median(ratios):.2f}x',
+            floor('profile')
+            profiled.append(timed_once(lambda p: probe.direct_call(module, p, options),
+                                       payloads))
+            floor('')
+
+        def ratio(samples):
+            return median([s / p for s, p in zip(samples, plain)])
+        rows.append((f'6. counting overhead, {exercise} {label}', f'{ratio(counted):.2f}x',
                      f'{median(plain):.3f} s plain, {median(counted):.3f} s counted '
-                     f'({len(payloads)} {what}; medians of {repeats} interleaved); a profile '
-                     f'function that does nothing: {median(floors):.2f}x{beside}'))
+                     f'({len(payloads)} {what}; medians of {repeats} interleaved); an '
+                     f'evaluation hook that only evaluates: {ratio(empty):.2f}x; a profile '
+                     f'function that does nothing: {ratio(profiled):.2f}x'))
     return rows
-
-
-@contextlib.contextmanager
-def _monitoring_floor():
-    """Python 3.12 and later: a sys.monitoring tool whose function-start and -return events
-    go to C builtins that do next to nothing (``slice``), for the calls of the block: the
-    interpreter's own cost of the events a counter built on it would need.  Yields whether
-    it is on (False before 3.12, or with no free tool id)."""
-    monitoring = getattr(sys, 'monitoring', None)
-    tool = next((t for t in range(6) if monitoring and monitoring.get_tool(t) is None), None)
-    if tool is None:
-        yield False
-        return
-    events = monitoring.events
-    monitoring.use_tool_id(tool, 'bench floor')
-    try:
-        for event in (events.PY_START, events.PY_RETURN):
-            monitoring.register_callback(tool, event, slice)
-        monitoring.set_events(tool, events.PY_START | events.PY_RETURN)
-        yield True
-    finally:
-        monitoring.set_events(tool, 0)
-        monitoring.free_tool_id(tool)
 
 
 def bench_batch(repeats):

@@ -4,8 +4,10 @@
 # Interpreters are looked for in $(pyenv root)/versions/3.X.* (or $PYENV_ROOT, or
 # ~/.pyenv); each gets a virtual environment of its own under .matrix/ with the grader
 # installed, and runs the verdict tests: tests/test_submissions.py (every example
-# submission's verdict) and tests/adversarial/test_forging.py (every attempt to win
-# points without the work, beside its honest twin), on two cores (TEST_WORKERS). A
+# submission's verdict), tests/adversarial/test_forging.py (every attempt to win
+# points without the work, beside its honest twin) and tests/test_every_call_seen.py
+# (the counter sees every call, however this interpreter makes it), on two cores
+# (TEST_WORKERS). A
 # version that is missing fails the matrix: the same verdicts on every Python is what
 # it checks.
 set -uo pipefail
@@ -32,7 +34,8 @@ for version in $versions; do
   fi
   echo "== Python $version ($python)"
   if ! "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${TEST_WORKERS:-2}" \
-      --dist loadgroup tests/test_submissions.py tests/adversarial/test_forging.py; then
+      --dist loadgroup tests/test_submissions.py tests/adversarial/test_forging.py \
+      tests/test_every_call_seen.py; then
     failed+=("$version")
   fi
 done

@@ -5,8 +5,10 @@
  * - install(trampoline, leaf, owned, prefixes, library, callers, sanctioned) -- once, in
  *   the runner, before any student code exists: a C audit hook (it cannot be removed).
  * - given() -- once, in a case process, from the grader's frames only: the case's input
- *   (held in C by hold(), in the runner), and from then on a C profile function on this
- *   thread (it cannot be removed either: sys.setprofile/settrace are refused).
+ *   (held in C by hold(), in the runner), and from then on a C frame-evaluation hook
+ *   (PEP 523) that sees every frame of this thread.  No Python code can set or remove it;
+ *   sys.setprofile/settrace are refused all the same (a trace function could rewrite a
+ *   frame's locals or jump in its code).
  * - seal() -- once, in each case process, before the student module runs: from
  *   then on the audit hook refuses ctypes, opening a "mem" file (a process's
  *   memory), links, and extension modules from outside the Python installation;
@@ -58,15 +60,31 @@
 #include <stdlib.h>
 #include <math.h>
 
-/* Python 3.11: a frame's arguments are read from its fast locals directly where the
- * interpreter's own header is installed (PyFrame_GetLocals builds a dict at every call). */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000 && defined(__has_include)
-#  if __has_include(<internal/pycore_frame.h>)
-#    define Py_BUILD_CORE 1
-#    include <internal/pycore_frame.h>
-#    undef Py_BUILD_CORE
-#    define FAST_LOCALS 1
+/* How the counter sees frames.
+ *
+ * Python 3.9-3.12: a frame-evaluation hook (PEP 523, see evaluate()): every frame the
+ * interpreter evaluates passes through it.  From 3.11 on its frames are the interpreter's
+ * own (struct _PyInterpreterFrame, from its internal header), before, frame objects.
+ *
+ * Python 3.13 on: a profile function (see profile()), on frame objects.  There a call of a
+ * Python class runs its __init__ inside the caller's evaluation once the call is
+ * specialised (CALL_ALLOC_AND_ENTER_INIT), past any evaluation hook: a search recursing
+ * through constructors would go unseen. */
+#if PY_VERSION_HEX >= 0x030D0000
+#  define BY_PROFILE 1
+typedef PyFrameObject frame_t;
+#elif PY_VERSION_HEX >= 0x030B0000
+#  if defined(__has_include)
+#    if !__has_include(<internal/pycore_frame.h>)
+#      error "the search counter needs Python's internal headers (internal/pycore_frame.h)"
+#    endif
 #  endif
+#  define Py_BUILD_CORE 1
+#  include <internal/pycore_frame.h>
+#  undef Py_BUILD_CORE
+typedef struct _PyInterpreterFrame frame_t;
+#else
+typedef PyFrameObject frame_t;
 #endif
 
 #define MAGIC 0x31796c6c61745fULL      /* "_tally1" */
@@ -166,11 +184,13 @@ static uint64_t dests[MAX_DESTS];
 static int n_dests = 0;
 static uintptr_t *made = NULL;     /* the distinct previous states of this run (addresses) */
 static size_t made_cap = 0, made_n = 0;
-static PyFrameObject *skip_return = NULL;  /* the frame whose start raised Stopped (no pop) */
 static int64_t unit_active[UNITS]; /* frames of each unit running: only the outermost counts */
-static int resume_op = -1;         /* the RESUME opcode (3.11 on), read at install */
 static int given = 0;              /* the input was given: the window is open */
 static int setting = 0;            /* the counter sets its own profile function */
+#if defined(BY_PROFILE)
+static int resume_op = -1;         /* the RESUME opcode, read at install */
+static PyFrameObject *skip_return = NULL;  /* the frame whose start raised Stopped (no pop) */
+#endif
 static struct timespec given_main, given_process;
 static int installed = 0;
 
@@ -394,13 +414,27 @@ state_number(PyObject *value)
     return number;
 }
 
+#if !defined(BY_PROFILE)
+/* The code object of a frame the hook is given (a new reference). */
+static PyCodeObject *
+code_of(frame_t *frame)
+{
+#  if PY_VERSION_HEX >= 0x030B0000
+    Py_INCREF(frame->f_code);
+    return frame->f_code;
+#  else
+    return PyFrame_GetCode(frame);
+#  endif
+}
+#endif
+
 /* The value of the frame's argument ``i`` as the call starts (a new reference), or NULL;
  * ``name`` is its name when the caller knows it (else it is looked up where needed).  The
  * frame's own slots are read: nothing of the submission runs. */
 static PyObject *
-argument(PyFrameObject *frame, PyCodeObject *code, int i, PyObject *name)
+argument(frame_t *frame, PyCodeObject *code, int i, PyObject *name)
 {
-#if PY_VERSION_HEX >= 0x030C0000 || (PY_VERSION_HEX >= 0x030B0000 && !defined(FAST_LOCALS))
+#if defined(BY_PROFILE)
     PyObject *names = NULL, *value = NULL;
     if (!name) {
         names = PyCode_GetVarnames(code);
@@ -408,51 +442,48 @@ argument(PyFrameObject *frame, PyCodeObject *code, int i, PyObject *name)
         if (i >= PyTuple_GET_SIZE(names)) { Py_DECREF(names); return NULL; }
         name = PyTuple_GET_ITEM(names, i);
     }
-#  if PY_VERSION_HEX >= 0x030C0000
     value = PyFrame_GetVar(frame, name);
-#  else
-    {
-        PyObject *locals = PyFrame_GetLocals(frame);
-        if (locals) {
-            value = PyObject_GetItem(locals, name);
-            Py_DECREF(locals);
-        }
-    }
-#  endif
     if (!value) PyErr_Clear();
     Py_XDECREF(names);
     return value;
-#elif defined(FAST_LOCALS)
-    PyObject *value = frame->f_frame->localsplus[i];
-    (void)code; (void)name;
-    if (value && PyCell_Check(value)) value = PyCell_GET(value);
-    Py_XINCREF(value);
-    return value;
 #else
-    PyObject *value = frame->f_localsplus[i];
-    (void)code; (void)name;
+    PyObject *value;
+    (void)name;
+    if (i < 0 || i >= code->co_nlocals) return NULL;
+#  if PY_VERSION_HEX >= 0x030B0000
+    value = frame->localsplus[i];
+    /* a generator resumed has made its cells: an argument that is one is read in it */
+    if (value && PyCell_Check(value)) value = PyCell_GET(value);
+#  else
+    value = frame->f_localsplus[i];
+#  endif
     Py_XINCREF(value);
     return value;
 #endif
 }
 
-/* Whether a generator's frame starts here (its first resumption), not resumes after a yield. */
+/* Whether a generator's frame starts here, not resumes after a yield: exactly one of its
+ * frame's starts is.  (Under the evaluation hook from 3.11 on, the call that makes the
+ * generator; before 3.11, and under a profile function, its first resumption.) */
 static int
-first_entry(PyFrameObject *frame, PyCodeObject *code)
+first_entry(frame_t *frame, PyCodeObject *code)
 {
-#if PY_VERSION_HEX >= 0x030B0000
+#if defined(BY_PROFILE)
     int lasti = PyFrame_GetLasti(frame), fresh = 0;
     PyObject *bytes;
     if (lasti < 0) return 1;
     bytes = PyCode_GetCode(code);
     if (!bytes) { PyErr_Clear(); return 0; }
-    /* lasti is the byte offset of the instruction (the frame's f_lasti) */
+    /* lasti is the byte offset of the instruction: RESUME with an oparg of 0 starts it */
     if (PyBytes_Check(bytes) && (Py_ssize_t)lasti + 1 < PyBytes_GET_SIZE(bytes)) {
         const unsigned char *at = (const unsigned char *)PyBytes_AS_STRING(bytes) + lasti;
         fresh = resume_op >= 0 && at[0] == resume_op && (at[1] & 3) == 0;
     }
     Py_DECREF(bytes);
     return fresh;
+#elif PY_VERSION_HEX >= 0x030B0000
+    (void)code;
+    return _PyInterpreterFrame_LASTI(frame) < 0;
 #else
     (void)code;
     return frame->f_lasti < 0;
@@ -462,7 +493,7 @@ first_entry(PyFrameObject *frame, PyCodeObject *code)
 /* The first run's calls of the first unit: the state each was handed (its first argument
  * that is a state, of the first three), kept in the block. */
 static void
-record(PyFrameObject *frame, PyCodeObject *code)
+record(frame_t *frame, PyCodeObject *code)
 {
     int i, n = code->co_argcount < 3 ? code->co_argcount : 3;
     uint32_t number = 0;
@@ -760,14 +791,14 @@ find_args(entry_t *e, PyCodeObject *code, int role)
 
 /* The value of the call's argument ``k`` of its role (a new reference), or NULL. */
 static PyObject *
-arg_value(PyFrameObject *frame, PyCodeObject *code, entry_t *e, int k)
+arg_value(frame_t *frame, PyCodeObject *code, entry_t *e, int k)
 {
     return e->arg_at[k] < 0 ? NULL : argument(frame, code, e->arg_at[k], e->arg_name[k]);
 }
 
 /* A call of a unit with a role: its event.  -1: Stopped is raised. */
 static int
-unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, int u)
+unit_event(slot_t *slot, frame_t *frame, PyCodeObject *code, entry_t *e, int u)
 {
     PyObject *a = NULL, *b = NULL, *c = NULL;
     int result = 0, timed;
@@ -810,7 +841,7 @@ unit_event(slot_t *slot, PyFrameObject *frame, PyCodeObject *code, entry_t *e, i
 /* Whether a call of unit ``u`` is one of its owner's (the first argument's class, or a base
  * of it, has the owner's name), checked on the code's first call in a run. */
 static int
-owned_by(entry_t *e, PyFrameObject *frame, PyCodeObject *code, int u)
+owned_by(entry_t *e, frame_t *frame, PyCodeObject *code, int u)
 {
     PyObject *self, *mro;
     Py_ssize_t i;
@@ -832,7 +863,7 @@ owned_by(entry_t *e, PyFrameObject *frame, PyCodeObject *code, int u)
 }
 
 static int
-started(PyFrameObject *frame, PyCodeObject *code)
+started(frame_t *frame, PyCodeObject *code)
 {
     slot_t *slot = current();
     int idx = entry_of(code), canon, i, named, user, generator, ctx;
@@ -907,8 +938,10 @@ ended(PyCodeObject *code)
     if (entries[stack[depth]].active > 0) entries[stack[depth]].active--;
 }
 
-/* Whether every frame below the trampoline's is the grader's own code: a run started by
- * the submission (a probe or the trampoline called, or replaced, from its code) is not. */
+/* Whether ``frame`` and every frame below it are the grader's own code: a run started by
+ * the submission (a probe or the trampoline called, or replaced, from its code) is not.
+ * In the evaluation hook the frame about to run is not linked yet, so the current frame
+ * (PyEval_GetFrame) is its caller's. */
 static int
 all_grader(PyFrameObject *frame)
 {
@@ -934,15 +967,6 @@ all_grader(PyFrameObject *frame)
     return ok;
 }
 
-static int
-entered_by_grader(PyFrameObject *frame)
-{
-    PyFrameObject *back = PyFrame_GetBack(frame);
-    int ok = back ? all_grader(back) : 1;
-    Py_XDECREF(back);
-    return ok;
-}
-
 /* Once the input is given, the submission's code runs only inside a run. */
 static void
 outside_run(PyCodeObject *code)
@@ -955,6 +979,23 @@ outside_run(PyCodeObject *code)
     if (known != 1) block.flags |= FLAG_OUTSIDE;
 }
 
+/* The start of a run: a frame of the trampoline starts, whose caller is ``caller``. */
+static void
+open_run(PyFrameObject *caller)
+{
+    if (running) {
+        run_flags |= FLAG_NESTED;
+        return;
+    }
+    memset(current(), 0, sizeof(slot_t));
+    running = 1;
+    depth = 0;
+    memset(unit_active, 0, sizeof(unit_active));
+    forget_expansions();
+    if (caller && !all_grader(caller)) run_flags |= FLAG_FOREIGN;
+}
+
+#if defined(BY_PROFILE)
 static int
 profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
@@ -963,16 +1004,9 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     code = PyFrame_GetCode(frame);
     if ((PyObject *)code == trampoline) {
         if (what == PyTrace_CALL) {
-            if (running) {
-                run_flags |= FLAG_NESTED;
-            } else {
-                memset(current(), 0, sizeof(slot_t));
-                running = 1;
-                depth = 0;
-                memset(unit_active, 0, sizeof(unit_active));
-                forget_expansions();
-                if (!entered_by_grader(frame)) run_flags |= FLAG_FOREIGN;
-            }
+            PyFrameObject *back = PyFrame_GetBack(frame);
+            open_run(back);
+            Py_XDECREF(back);
         } else if (running && depth == 0) {
             close_run();
         }
@@ -983,9 +1017,8 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         if (what == PyTrace_CALL) {
             skip_return = NULL;
             if (started(frame, code) < 0) {
-                /* Stopped is raised in the frame that starts.  It is not pushed: some
-                 * versions end it with a return event (skipped: nothing starts between
-                 * the two), others (3.9, 3.10) without. */
+                /* Stopped is raised in the frame that starts.  It is not pushed: its
+                 * return event is skipped (nothing starts between the two). */
                 skip_return = frame;
                 Py_DECREF(code);
                 return -1;
@@ -1000,6 +1033,69 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     return 0;
 }
 
+/* Watch this thread's frames (or stop: on 0). */
+static void
+watch_frames(int on)
+{
+    setting = 1;               /* the audit hook lets this one through */
+    PyEval_SetProfile(on ? profile : NULL, NULL);
+    setting = 0;
+}
+#else
+/* The thread whose frames are seen (the case process's main thread), or NULL. */
+static PyThreadState *watched = NULL;
+
+/* The frame-evaluation hook (PEP 523): every Python frame the interpreter evaluates, on
+ * any thread, passes through here -- a call, a generator's resumption, a class body, code
+ * run by exec -- and ends here, by return, yield or exception.  No Python code can set or
+ * take it away.  While a hook is set the interpreter's fast path for calls between Python
+ * functions (3.11 and 3.12) is off, so no call goes round it. */
+static PyObject *
+evaluate(PyThreadState *ts, frame_t *frame, int throwflag)
+{
+    PyCodeObject *code;
+    PyObject *result;
+    if (ts != watched) return _PyEval_EvalFrameDefault(ts, frame, throwflag);
+    code = code_of(frame);
+    if ((PyObject *)code == trampoline) {
+        /* the frame is not linked yet: the current frame is its caller's */
+        open_run(PyEval_GetFrame());
+        result = _PyEval_EvalFrameDefault(ts, frame, throwflag);
+        if (running && depth == 0) close_run();
+    } else if (running) {
+        if (started(frame, code) < 0) {
+            /* Stopped is raised in the frame that starts, before its first instruction
+             * (as generator.throw does on a fresh generator); it was not pushed. */
+            result = _PyEval_EvalFrameDefault(ts, frame, 1);
+        } else {
+            result = _PyEval_EvalFrameDefault(ts, frame, throwflag);
+            if (running) ended(code);
+        }
+    } else {
+        if (given) outside_run(code);
+        result = _PyEval_EvalFrameDefault(ts, frame, throwflag);
+    }
+    Py_DECREF(code);
+    return result;
+}
+
+/* Set ``function`` as the interpreter's frame evaluation, for this thread's frames (NULL:
+ * the interpreter's own). */
+static void
+hook(PyThreadState *ts, _PyFrameEvalFunction function)
+{
+    watched = function ? ts : NULL;
+    _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(ts),
+                                         function ? function : _PyEval_EvalFrameDefault);
+}
+
+/* Watch this thread's frames (or stop: on 0). */
+static void
+watch_frames(int on)
+{
+    hook(PyThreadState_Get(), on ? evaluate : NULL);
+}
+#endif
 
 /* --- a stop's neighbour mapping that notes its listings -------------------- */
 
@@ -1249,8 +1345,9 @@ tally_install(PyObject *self, PyObject *args)
     if (!trusted) return NULL;
     sanction = PyFrozenSet_New(sanctioned);
     if (!sanction) return NULL;
+#if defined(BY_PROFILE)
     {
-        /* A generator's frame starts at RESUME with an oparg of 0 (3.11 on). */
+        /* A generator's frame starts at RESUME with an oparg of 0. */
         PyObject *opcode = PyImport_ImportModule("opcode"), *opmap, *op;
         opmap = opcode ? PyObject_GetAttrString(opcode, "opmap") : NULL;
         op = opmap ? PyMapping_GetItemString(opmap, "RESUME") : NULL;
@@ -1260,6 +1357,7 @@ tally_install(PyObject *self, PyObject *args)
         Py_XDECREF(opcode);
         PyErr_Clear();
     }
+#endif
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
     installed = 1;
     /* The runner is not the case processes' to read or write (/proc/1/mem). */
@@ -1366,13 +1464,9 @@ tally_given(PyObject *self, PyObject *args)
     data = PyBytes_FromStringAndSize(held, held_length);
     memset(held, 0, held_length);
     given = 1;
-    /* From here on every frame of this thread is seen (and nothing can take the profile
-     * function away: sys.setprofile is refused).  Not before: the import runs at full speed. */
-    if (watch) {               /* a probe that counts nothing needs no profile function */
-        setting = 1;           /* the audit hook lets this one through */
-        PyEval_SetProfile(profile, NULL);
-        setting = 0;
-    }
+    /* From here on every frame of this thread is seen (and nothing of Python can take the
+     * hook away).  Not before: the import runs at full speed. */
+    if (watch) watch_frames(1);   /* a probe that counts nothing: nothing watched */
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &given_main);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &given_process);
     return data;
@@ -1381,10 +1475,11 @@ tally_given(PyObject *self, PyObject *args)
 static PyObject *
 tally_watch(PyObject *self, PyObject *noargs)
 {
-    /* Outside a case process only (benchmarks): the profile function on this thread. */
+    /* Outside a case process only (benchmarks): this thread's frames watched, as given()
+     * has them watched. */
     if (!installed || block.sealed)
         return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
-    PyEval_SetProfile(profile, NULL);
+    watch_frames(1);
     Py_RETURN_NONE;
 }
 
@@ -1394,17 +1489,33 @@ empty_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     return 0;
 }
 
+#if PY_VERSION_HEX >= 0x030B0000
+typedef struct _PyInterpreterFrame evaluated_t;
+#else
+typedef PyFrameObject evaluated_t;
+#endif
+
+static PyObject *
+empty_hook(PyThreadState *ts, evaluated_t *frame, int throwflag)
+{
+    return _PyEval_EvalFrameDefault(ts, frame, throwflag);
+}
+
 static PyObject *
 tally_floor(PyObject *self, PyObject *args)
 {
-    /* Outside a case process only (benchmarks): a profile function that does nothing on
-     * this thread (on), or none (off) -- what the interpreter's own dispatch costs. */
-    int on = 1;
-    if (!PyArg_ParseTuple(args, "|p", &on)) return NULL;
+    /* Outside a case process only (benchmarks): on this thread, what the interpreter's own
+     * dispatch costs -- "hook", a frame-evaluation hook that only evaluates; "profile", a
+     * profile function that does nothing; "" (or none): neither, and the counter off. */
+    const char *kind = "";
+    if (!PyArg_ParseTuple(args, "|s", &kind)) return NULL;
     if (block.sealed) return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
     setting = 1;
-    PyEval_SetProfile(on ? empty_profile : NULL, NULL);
+    PyEval_SetProfile(strcmp(kind, "profile") == 0 ? empty_profile : NULL, NULL);
     setting = 0;
+    _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(PyThreadState_Get()),
+                                         strcmp(kind, "hook") == 0 ? empty_hook
+                                                                   : _PyEval_EvalFrameDefault);
     Py_RETURN_NONE;
 }
 
@@ -1453,7 +1564,7 @@ tally_layout(PyObject *self, PyObject *noargs)
 static PyObject *
 tally_active(PyObject *self, PyObject *noargs)
 {
-    /* Whether this thread's profile function is still the counter's. */
+    /* Whether the counter is installed (its audit hook). */
     return PyBool_FromLong(installed);
 }
 
@@ -1464,7 +1575,7 @@ static PyMethodDef methods[] = {
     {"seal", tally_seal, METH_NOARGS, "seal(): a case process starts (once)."},
     {"layout", tally_layout, METH_NOARGS, "layout() -> (address, size) of the tally block."},
     {"watch", tally_watch, METH_NOARGS,
-     "watch(): the profile function on this thread, before any seal (benchmarks)."},
+     "watch(): the counter's evaluation hook on this thread, before any seal (benchmarks)."},
     {"hold", tally_hold, METH_VARARGS,
      "hold(bytes, units=(), limit=0): the runner keeps the next case's input in C, the names "
      "of the functions whose calls are counted, and the expansions after which a run stops."},
@@ -1473,8 +1584,9 @@ static PyMethodDef methods[] = {
      "frame from now on is seen."},
     {"installed", tally_active, METH_NOARGS, "installed() -> bool."},
     {"floor", tally_floor, METH_VARARGS,
-     "floor(on=True): a profile function that does nothing on this thread, before any seal "
-     "(benchmarks: the interpreter's own cost of one)."},
+     "floor(kind=''): 'hook', a frame-evaluation hook that only evaluates, 'profile', a "
+     "profile function that does nothing, or neither, on this thread, before any seal "
+     "(benchmarks: the interpreter's own cost of each)."},
     {"neighbours", tally_neighbours, METH_VARARGS,
      "neighbours(mapping, code): a copy of the dict whose listings are the stop's."},
     {"prctl", tally_prctl, METH_VARARGS,

@@ -1,9 +1,10 @@
 """Counts confirmed by the CPU time measured outside the submission's process.
 
-A count of search calls, leaf evaluations or expansions is made inside the
-submission's own process: it is a claim.  The CPU time of each case
-process comes from outside (the runner's ``wait4``, the cgroup), where the
-submission cannot reach.  A claim is believed only when both agree:
+A count of search calls, leaf evaluations or expansions is made by the C counter, in
+memory no code of the case process can write (:mod:`grader.child.tally`); the CPU time of
+each case process comes from outside too (the runner's ``wait4``, the cgroup).  What a
+count cannot show is work done out of the counter's sight, so a count is believed only
+when both agree:
 
 - every count is at least the fewest units any correct search needs on
   that case (its *floor*, computed by the reference): a count of zero, or
@@ -15,9 +16,7 @@ submission cannot reach.  A claim is believed only when both agree:
   cases (measured: coefficient of variation about 0.05), so the time per
   unit may not vary by more than ``spread`` (measured: honest alpha-beta
   searches 1.1-2.1 times, counts forged onto plain minimax 7 times and more)
-  between cases with enough work
-  to measure; a count chosen by the submission does not follow its real
-  work, least of all on cases whose plain and pruned searches differ most;
+  between public cases with enough work to measure;
 - where cases come in groups that only turn the board (the same position
   rotated), a search that cuts branches counts differently depending on
   the order it meets the moves in; counts that never change within any
@@ -28,12 +27,13 @@ submission cannot reach.  A claim is believed only when both agree:
 a sentence for the student.  The measured time per unit is kept for the
 facts.
 
-Hidden and generated cases (``Sample.hidden``) take part in the decision
-like the others, but nothing of theirs is said: the sentence names such a
-case "a hidden case", with no count, floor or time, and the times per unit
-kept for the facts are those of the public cases.  (A count is the
-submission's choice: worded back, it would carry the position it was given
-to every report.)
+Hidden and generated cases (``Sample.hidden``) take part in the rules of the counts
+like the others, but nothing of theirs is said: the sentence names such a case "a hidden
+case", with no count or floor.  Their time is no evidence at all: the time a hidden case
+takes tells nothing (not even through the CPU time, which grows with the time a process
+sleeps: measured here, 1-5 % of it), so the times per unit compared and kept for the facts
+are the public cases'.  (A count is what the submission's search did: worded back, it would
+carry the position it was given to every report.)
 """
 import statistics
 from dataclasses import dataclass, field
@@ -60,7 +60,8 @@ class Sample:
     """The count the CPU time is divided by (default: the first run's count), when another
     count of the same run follows the work more closely (e.g. moves made, beside leaves)."""
     hidden: bool = False
-    """A hidden or generated case: decides like the others, but is never described."""
+    """A hidden or generated case: its counts decide like the others', its time does not,
+    and it is never described."""
 
 
 @dataclass
@@ -142,8 +143,7 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
         found = _order_invariant(samples)
     if found is not None:
         return found
-    rates, hidden = _rates(samples, overhead(baseline), min_work)
-    return _steady(rates, hidden, spread)
+    return _steady(_rates(samples, overhead(baseline), min_work), spread)
 
 
 def _counted(sample, unit_name):
@@ -191,45 +191,35 @@ def _order_invariant(samples):
 
 
 def _rates(samples, costs, min_work):
-    """``({case: CPU seconds per counted unit}, {hidden cases})`` of the cases with enough work."""
-    rates, hidden = {}, set()
+    """``{case: CPU seconds per counted unit}`` of the public cases with enough work (the
+    time of a hidden or generated case is no evidence)."""
+    rates = {}
     for sample in samples:
         seconds = work(sample, costs)
-        if seconds >= min_work:
+        if not sample.hidden and seconds >= min_work:
             rates[sample.case] = seconds / max(1, sample.rate_count or sample.counts[0])
-            if sample.hidden:
-                hidden.add(sample.case)
-    return rates, hidden
+    return rates
 
 
-def _steady(rates, hidden, spread):
+def _steady(rates, spread):
     """CONFIRMED when the time per unit stays within ``spread`` across cases, else INCONSISTENT."""
-    public = [rate for case, rate in rates.items() if case not in hidden]
-    median = statistics.median(public) if public else None
-    shown = round(max(public) / min(public), 2) if len(public) >= 2 else None
     if len(rates) < 2:
+        median = statistics.median(rates.values()) if rates else None
         return Evidence(CONFIRMED, 'too little work to time against the counts; the floors hold',
                         seconds_per_unit=median)
+    median = statistics.median(rates.values())
     ratio = max(rates.values()) / min(rates.values())
     if ratio > spread:
         slow = max(rates, key=rates.get)
         fast = min(rates, key=rates.get)
-        if hidden & {slow, fast}:
-            said = (f'the counts do not follow the CPU time the search used: the time per '
-                    f'counted call differs more than {spread:g} times between cases (a hidden '
-                    'case among them)')
-        else:
-            said = (f'the counts do not follow the CPU time the search used: '
-                    f'{1e6 * rates[slow]:.1f} µs per counted call on {slow}, '
-                    f'{1e6 * rates[fast]:.1f} µs on {fast} ({ratio:.1f} times; an honest count '
-                    f'stays within {spread:g})')
-        return Evidence(INCONSISTENT, said, seconds_per_unit=median, spread=shown)
-    if median is None:
-        return Evidence(CONFIRMED, f'the time per counted call is steady within {spread:g} '
-                                   'times', seconds_per_unit=None, spread=None)
-    steady = f', steady within {shown:.2f} times' if shown is not None else ''
-    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted call{steady}',
-                    seconds_per_unit=median, spread=shown)
+        said = (f'the counts do not follow the CPU time the search used: '
+                f'{1e6 * rates[slow]:.1f} µs per counted call on {slow}, '
+                f'{1e6 * rates[fast]:.1f} µs on {fast} ({ratio:.1f} times; an honest count '
+                f'stays within {spread:g})')
+        return Evidence(INCONSISTENT, said, seconds_per_unit=median, spread=round(ratio, 2))
+    return Evidence(CONFIRMED, f'{1e6 * median:.1f} µs per counted call, steady within '
+                               f'{ratio:.2f} times', seconds_per_unit=median,
+                    spread=round(ratio, 2))
 
 
 def searched_by_time(works, floor_seconds, baseline=()):
