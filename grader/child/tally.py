@@ -1,8 +1,9 @@
 """The search counter that the submission cannot reach (runner and case process sides).
 
 The counting itself is C (:file:`_tally.c`): an audit hook installed in the
-runner before any student code exists, a profile function set in a case
-process when its input is given (:func:`given`), tallies kept in a C block,
+runner before any student code exists, a frame-evaluation hook (a profile
+function on Python 3.13) set in a case process when its input is given
+(:func:`given`), tallies kept in a C block,
 and that block read by the runner from the *stopped* case process
 (``/proc/PID/mem``) -- never taken from the case's reply, never passing
 through Python code of the case process.  This module only:
@@ -110,8 +111,8 @@ def load(path):
 
 
 def install(leaf=None, owned=(), sanctioned=(), extra_prefixes=()):
-    """Install the counter in the runner: the audit hook (the profile function comes with
-    :func:`given`, in a case process).
+    """Install the counter in the runner: the audit hook (what watches the frames comes
+    with :func:`given`, in a case process).
     ``leaf`` is a code object whose frames are counted as leaves; ``owned`` the grader's code
     objects the submission's code may not call but through one of ``sanctioned`` (the
     counted evaluation, say)."""
@@ -219,8 +220,8 @@ HELD = '<held by the counter>'
 
 
 def watch():
-    """Outside any case process (benchmarks): the profile function on this thread, as
-    :func:`given` sets it in a case; refused once sealed."""
+    """Outside any case process (benchmarks): this thread's frames watched, as :func:`given`
+    has them watched in a case; refused once sealed."""
     if _ext:
         _ext[0].watch()
 

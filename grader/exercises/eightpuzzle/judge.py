@@ -396,7 +396,7 @@ class EightPuzzle(base.Exercise):
             if not graded(settings, 'unsolvable', case):
                 return []
             # Not counted (``count: False``): these are timed only, and a search run under
-            # the counter's profile function exhausts the 181,440 states more slowly.
+            # the counter exhausts the 181,440 states more slowly.
             return [base.Request({'state': list(CONTROL), 'count': False}),
                     base.Request({'state': state, 'count': False}, 'unsolvable')]
         if 'hard' in case.tags:
