@@ -69,16 +69,18 @@
  * Python 3.13 on: a profile function (see profile()), on frame objects.  There a call of a
  * Python class runs its __init__ inside the caller's evaluation once the call is
  * specialised (CALL_ALLOC_AND_ENTER_INIT), past any evaluation hook: a search recursing
- * through constructors would go unseen. */
-#if PY_VERSION_HEX >= 0x030D0000
+ * through constructors would go unseen.  The profile function also serves on 3.11 and
+ * 3.12 where the interpreter's internal headers are not installed (or where the build
+ * defines TALLY_NO_HOOK). */
+#if PY_VERSION_HEX >= 0x030B0000 && !defined(TALLY_NO_HOOK) && defined(__has_include)
+#  if !__has_include(<internal/pycore_frame.h>)
+#    define TALLY_NO_HOOK 1
+#  endif
+#endif
+#if PY_VERSION_HEX >= 0x030D0000 || (PY_VERSION_HEX >= 0x030B0000 && defined(TALLY_NO_HOOK))
 #  define BY_PROFILE 1
 typedef PyFrameObject frame_t;
 #elif PY_VERSION_HEX >= 0x030B0000
-#  if defined(__has_include)
-#    if !__has_include(<internal/pycore_frame.h>)
-#      error "the search counter needs Python's internal headers (internal/pycore_frame.h)"
-#    endif
-#  endif
 #  define Py_BUILD_CORE 1
 #  include <internal/pycore_frame.h>
 #  undef Py_BUILD_CORE
@@ -442,7 +444,17 @@ argument(frame_t *frame, PyCodeObject *code, int i, PyObject *name)
         if (i >= PyTuple_GET_SIZE(names)) { Py_DECREF(names); return NULL; }
         name = PyTuple_GET_ITEM(names, i);
     }
+#  if PY_VERSION_HEX >= 0x030C0000
     value = PyFrame_GetVar(frame, name);
+#  else
+    {
+        PyObject *locals = PyFrame_GetLocals(frame);     /* a dict, made at every call */
+        if (locals) {
+            value = PyObject_GetItem(locals, name);
+            Py_DECREF(locals);
+        }
+    }
+#  endif
     if (!value) PyErr_Clear();
     Py_XDECREF(names);
     return value;
