@@ -1091,21 +1091,15 @@ evaluate(PyThreadState *ts, frame_t *frame, int throwflag)
     return result;
 }
 
-/* Set ``function`` as the interpreter's frame evaluation, for this thread's frames (NULL:
- * the interpreter's own). */
-static void
-hook(PyThreadState *ts, _PyFrameEvalFunction function)
-{
-    watched = function ? ts : NULL;
-    _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(ts),
-                                         function ? function : _PyEval_EvalFrameDefault);
-}
-
-/* Watch this thread's frames (or stop: on 0). */
+/* Watch this thread's frames (or stop: on 0): the hook is the interpreter's frame
+ * evaluation, for every thread, and tallies the frames of this one. */
 static void
 watch_frames(int on)
 {
-    hook(PyThreadState_Get(), on ? evaluate : NULL);
+    PyThreadState *ts = PyThreadState_Get();
+    watched = on ? ts : NULL;
+    _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(ts),
+                                         on ? evaluate : _PyEval_EvalFrameDefault);
 }
 #endif
 
