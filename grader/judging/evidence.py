@@ -194,9 +194,9 @@ def _rates(samples, costs, min_work):
     """``{case: CPU seconds per counted unit}`` of the public cases with enough work (the
     time of a hidden or generated case is no evidence)."""
     rates = {}
-    for sample in samples:
+    for sample in (s for s in samples if not s.hidden):
         seconds = work(sample, costs)
-        if not sample.hidden and seconds >= min_work:
+        if seconds >= min_work:
             rates[sample.case] = seconds / max(1, sample.rate_count or sample.counts[0])
     return rates
 
