@@ -191,6 +191,11 @@ NO_SEARCH_TABLE = ('answered from a table: on other starts FindNextStates was ca
                    'than any A* with an admissible heuristic expands there, though the search was '
                    'counted on the public starts; a submission that answers some starts without '
                    'a search earns nothing on any')
+NO_SEARCH_DECOY = ('answered from a table: on some start FindNextStates was called on more states '
+                   'than the path\'s, yet fewer times than any A* with a heuristic of the sheet '
+                   'expands there, and no answer is longer than a shortest path (as a search '
+                   'whose heuristic overestimates gives some); calls made for show beside a table '
+                   'of answers are no search, and such a submission earns nothing on any start')
 ANSWER_CHECKS = ('validity', 'optimality', 'timeouts', 'hard', 'heuristic')
 
 UNSOLVABLE_TIMEOUT = (
@@ -539,19 +544,18 @@ class EightPuzzle(base.Exercise):
         heavy = [o for o in searches if o.measured['right']
                  and (o.measured['length'] or 0) >= HEAVY_LENGTH]
         searched, facts['search_cpu'] = self._searched(heavy, baseline, unit, max_rate, hidden)
-        unproven = self._unproven(searches, admissible, hidden)
+        unproven, why = self._unproven(searches, admissible, hidden)
         facts['searched'] = searched and not unproven
         if unproven:
-            # Answers without their expansions beside a search counted as an A* on every
-            # public start: a table.  None of the answers count, those that cannot show
-            # their expansions (a start a search of its path could answer) no more than
-            # the others; and the verdict does not hang on how the CPU times of searched
-            # and unsearched starts mix.
+            # Answers without their expansions beside a counted search: a table.  None of
+            # the answers count, those that cannot show their expansions (a start a search
+            # of its path could answer) no more than the others; and the verdict does not
+            # hang on how the CPU times of searched and unsearched starts mix.
             review.withdraw_unsearched([o for o in outcomes if o.case in unproven
                                         and 'counts' in o.measured], ANSWER_CHECKS,
                                        NO_SEARCH_HERE)
             review.withdraw_unsearched([o for o in outcomes if 'counts' in o.measured],
-                                       ANSWER_CHECKS, NO_SEARCH_TABLE)
+                                       ANSWER_CHECKS, why)
         elif heavy and not searched:
             counted = any(o.measured['counts'][0] >= o.measured['length'] for o in heavy)
             how = ('the expansions were only the states of the path returned' if counted else
@@ -567,19 +571,39 @@ class EightPuzzle(base.Exercise):
 
     @staticmethod
     def _unproven(searches, admissible, hidden):
-        """The starts answered right without the expansions any A* with a heuristic of the
-        sheet makes on them, when the search was counted as such an A* on every public start
-        (the heuristic check passed there, and each start that can show its expansions did):
-        answers from a table.  Empty otherwise (a search whose heuristic overestimates
-        expands fewer states, and fails the heuristic check on a public start: it is not held
-        to it)."""
-        shown = [o for o in searches if o.measured['right'] and o.measured['proof']
-                 and o.case not in hidden]
-        if not (admissible and shown
-                and all(o.measured['counts'][0] >= o.measured['proof'] for o in shown)):
-            return set()
-        return {o.case for o in searches if o.measured['right']
-                and o.measured['counts'][0] < o.measured['proof']}
+        """``(starts, why)``: the starts answered right without the expansions any A* with a
+        heuristic of the sheet makes on them (fewer calls of ``FindNextStates`` than the
+        ``proof``), and the sentence that withdraws every answer, when the counts show that
+        the search is held to that floor; ``(set(), '')`` when they do not.  Held to it:
+
+        - a search counted as such an A* on every public start (the heuristic check passed
+          there, and each start that can show its expansions did; :data:`NO_SEARCH_TABLE`);
+        - a search whose trusted counts go beyond the states of its path on some start (it
+          calls ``FindNextStates`` off its path: its counts are counts) and that answered no
+          start with a chain longer than the optimum (:data:`NO_SEARCH_DECOY`): a table
+          walked down with calls for show.
+
+        Not held to it: a search whose heuristic overestimates (greedy, or f = g + 3h) gives
+        a longer path on some start, and on the others may expand fewer states than any A*
+        with an admissible heuristic; a search that calls ``FindNextStates`` on the states of
+        its path at most, or not at all (its own move generator), is not counted, and its CPU
+        time alone tells whether it searched (:meth:`_searched`); nor are counts the counter
+        did not trust."""
+        right = [o for o in searches if o.measured['right']]
+        below = {o.case for o in right if o.measured['counts'][0] < o.measured['proof']}
+        if not below:
+            return set(), ''
+        shown = [o for o in right if o.measured['proof'] and o.case not in hidden]
+        if admissible and shown \
+                and all(o.measured['counts'][0] >= o.measured['proof'] for o in shown):
+            return below, NO_SEARCH_TABLE
+        trusted = [o for o in right if o.measured.get('trusted', True)]
+        beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in trusted)
+        overestimates = any(o.measured.get('longer') for o in searches)
+        decoy = {o.case for o in trusted if o.case in below}
+        if beyond and decoy and not overestimates:
+            return decoy, NO_SEARCH_DECOY
+        return set(), ''
 
     @staticmethod
     def _reason(found, samples):
@@ -689,7 +713,9 @@ class Attempt:
                          'expansions': expansions_of(obs), 'seconds': round(reply.cpu, 4),
                          'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
                          'length': expected['optimal_length'], 'right': right,
-                         'proof': proof_of(expected), 'heuristics': dict(counts['heuristics'])}
+                         'proof': proof_of(expected), 'heuristics': dict(counts['heuristics']),
+                         'longer': answer.chain and answer.moves > expected['optimal_length'],
+                         'trusted': not tamper_reasons(counts)}
         self.problem = None if answer.valid else path_problem(obs, answer)
 
     def outcome(self, check, passed, message, cause='', drawing='', **details):
