@@ -352,10 +352,10 @@ def decoy_replies(cases, per_call=0.0002, calls=lambda length: length + length /
 
 def test_a_table_with_calls_for_show_beyond_its_path_earns_nothing(cases, settings):
     """A table walked down calling FindNextStates on one and a half times the path's states,
-    CPU burnt in each call (tests/submissions/eightpuzzle/table_decoy.py): its counts go beyond the path
-    and follow the CPU time, yet fall short of what any A* with a heuristic of the sheet
-    expands on length-15 and both 20-move starts (23, 94 and 123 states), and no answer is
-    longer than a shortest path.  That is no search: no answer counts, on any start (it
+    CPU burnt in each call (tests/submissions/eightpuzzle/table_decoy.py): its counts go
+    beyond the path and follow the CPU time, yet fall short of what any A* with a heuristic
+    of the sheet expands on length-15 and both 20-move starts (23, 94 and 123 states), and no
+    answer is longer than a shortest path.  That is no search: no answer counts, on any start (it
     earned 2.00 of 2.50 before, the heuristic check alone lost)."""
     replies = decoy_replies(cases)
     for name in ('length-15', 'length-20-a', 'length-20-b'):
