@@ -4,11 +4,12 @@
 # make slow  -- the whole suite with the batch class of 200 submissions
 # make lint  -- ruff's checks (pyproject.toml [tool.ruff]); CI runs it before the tests
 # make matrix -- the verdict tests under every Python 3.9-3.13 found (pyenv)
+# make wheels -- wheels with the search counter built, for every Python 3.9-3.13 (dist/wheels)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test quick slow lint matrix bench fixtures clean
+.PHONY: setup demo test quick slow lint matrix wheels bench fixtures clean
 
 $(VENV)/.installed: pyproject.toml setup.py grader/child/_tally.c
 	@# first: the install builds the C search counter (a compiler and Python's headers)
@@ -50,6 +51,9 @@ lint: setup
 
 matrix: setup
 	scripts/matrix.sh
+
+wheels: setup
+	scripts/wheels.sh
 
 bench: setup
 	$(BIN)/python bench/run.py

@@ -1,9 +1,29 @@
 """The compiled part of the package: the search counter of a case process (grader/child/_tally.c).
 
-Everything else is in pyproject.toml.  The extension is optional: where no C compiler is
-found the install goes on without it, and the grader says so in one line at every start
-(``grader doctor`` too); counts are then not read, and no pruning is credited.
+Everything else is in pyproject.toml.  The extension is required: an official grade
+refuses to run without it (grader/instruments.py).  Where it cannot be built (no C compiler,
+no Python headers) the install fails with one message saying what to install, and never
+installs a grader without its counter.  A wheel (``make wheels``) carries it built.
 """
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
-setup(ext_modules=[Extension('grader.child._tally', ['grader/child/_tally.c'], optional=True)])
+HOW = ("install a C compiler and the headers of this Python (Debian/Ubuntu: apt-get install "
+       "gcc python3-dev; Fedora/Amazon Linux: dnf install gcc python3-devel), or install a "
+       "wheel of search-grader built by `make wheels`")
+
+
+class build_counter(build_ext):
+    """build_ext that fails in one clear message: the grader is useless without its counter."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as error:      # CompileError, DistutilsExecError, PlatformError ...
+            raise SystemExit(f'search-grader: the search counter (grader/child/_tally.c) could '
+                             f'not be built ({error}); an official grade refuses to run '
+                             f'without it: {HOW}') from None
+
+
+setup(ext_modules=[Extension('grader.child._tally', ['grader/child/_tally.c'])],
+      cmdclass={'build_ext': build_counter})

@@ -100,7 +100,11 @@ def parser(light=False):
     p.add_argument('--create', action='store_true',
                    help='make missing fixture files from the oracle')
 
-    sub.add_parser('doctor', help='show isolation layers, calibration and policy')
+    p = sub.add_parser('doctor', help='show isolation layers, the search counter, calibration '
+                                      'and policy')
+    p.add_argument('--require-counter', action='store_true',
+                   help='exit 2 when the search counter is not in force (an image build, a '
+                        "platform's setup)")
 
     p = sub.add_parser('dist', help='write the student distribution (no reference/, no hidden '
                                     "fixtures), or Gradescope's autograder zip")
@@ -174,7 +178,11 @@ def _prairielearn_ungradable(args, error):
     path = getattr(args, 'prairielearn', None)
     if path and path != '-':
         # on demand: each sub-command loads only its own modules (start-up time)
+        from grader import instruments
         from grader.report import prairielearn
+        if isinstance(error, instruments.MissingInstrument):
+            prairielearn.write_ungradable(path, instruments.broken_autograder(error))
+            return
         given = str(getattr(args, 'path', ''))
         # a sentence about the submission itself reads without its path
         message = error.message if error.path in (given, given.rstrip('/')) else \
@@ -190,7 +198,9 @@ def _policy(args):
 
 def _grade(args, include_hidden):
     # on demand: each sub-command loads only its own modules (start-up time)
-    from grader import calibrate
+    from grader import calibrate, instruments
+    if include_hidden:      # an official grade: refused at once without its counter
+        instruments.require_counter()
 
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers
@@ -320,10 +330,13 @@ def cmd_fixtures(args):
 
 
 def _say_if_uncounted(name):
-    """One line on standard error when the C search counter was not built."""
-    from grader.child import tally
-    if name in ('check', 'grade', 'batch', 'regrade') and tally.extension_path() is None:
-        print(f'grader: warning: {tally.NOT_BUILT}', file=sys.stderr)
+    """A self-check without the search counter: one line on standard error (an official
+    grade refuses instead: :func:`grader.instruments.require_counter`)."""
+    if name == 'check':
+        from grader import instruments
+        if instruments.counter() is None:
+            print(f'grader: warning: {instruments.missing_counter_line(official=False)}',
+                  file=sys.stderr)
 
 
 def _select(policy, names, bugs, hidden=None):
@@ -345,30 +358,47 @@ def _select(policy, names, bugs, hidden=None):
 
 
 def cmd_doctor(args):
+    """The machine as the grader sees it; with ``--require-counter``, exit 2 (after saying
+    everything else) when the search counter is not in force."""
     # on demand: each sub-command loads only its own modules (start-up time)
-    from grader import calibrate
+    from grader import calibrate, instruments
 
     # on demand: each sub-command loads only its own modules (start-up time)
     from grader.sandbox import layers
-    policy = _policy(args)
-    isolation = layers.detect(policy.sandbox)
     print(f'grader {__version__}, Python {sys.version.split()[0]} at {sys.executable}')
+    counter = instruments.counter()
+    print(f'search counter: {counter.describe()}' if counter else
+          f'search counter: none: {instruments.missing_counter_line()}')
+    try:
+        policy = _policy(args)
+    except UserError as error:
+        if not args.require_counter:
+            raise
+        print(f'policy: none ({error})')
+        return _counter_required(counter)
+    isolation = layers.detect(policy.sandbox)
     print(f'policy: {policy.path}')
     print(f'isolation: {isolation.level}')
     for layer in isolation.layers:
         print(f'  + {layer}')
     for missing in isolation.missing:
         print(f'  - {missing}')
-    from grader.child import tally
-    counter = tally.extension_path()
-    print(f'search counter: C, {counter}' if counter else f'search counter: {tally.NOT_BUILT}')
     cal = calibrate.measure(policy.calibration_repeats)
     print(f"calibration unit: {cal['unit_seconds']:.4f} s ({cal['workload']})")
     for name, settings in policy.exercises.items():
         limits = ', '.join(f'{k} {settings.limit(k, cal["unit_seconds"]):.2f} s'
                            for k in settings.factors)
         print(f'  {name}: time limits {limits}; max {settings.max_score:g} points')
-    return 0
+    return _counter_required(counter) if args.require_counter else 0
+
+
+def _counter_required(counter):
+    """``doctor --require-counter``'s status: 0 with the counter, else 2 and the one line."""
+    if counter is not None:
+        return 0
+    from grader import instruments
+    print(f'grader: error: {instruments.missing_counter_line()}', file=sys.stderr)
+    return 2
 
 
 def cmd_dist(args):

@@ -18,6 +18,10 @@ Judging rules shared by every exercise:
 """
 from dataclasses import dataclass, field
 
+NOT_CHECKED = 'not checked on this machine (the counter is not built)'
+"""What a counted check or fact says in a self-check on a machine without the search counter
+(an official grade refuses to run there): nobody's doing, never "tampered"."""
+
 
 @dataclass(frozen=True)
 class Check:

@@ -15,7 +15,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from grader import __version__, calibrate, fixtures, generated, scoring, submission
+from grader import __version__, calibrate, fixtures, generated, instruments, scoring, submission
 from grader import exercises as plugins
 from grader.errors import UserError
 from grader.exercises import base
@@ -30,9 +30,15 @@ LEVELS = ('advisory', 'standard', 'strong')
 
 
 class Run:
-    """Per-run state shared by every submission: calibration, isolation, cases."""
+    """Per-run state shared by every submission: calibration, isolation, cases.
+
+    An official run (``include_hidden``) is refused without the search counter
+    (:class:`grader.instruments.MissingInstrument`), before anything is graded."""
 
     def __init__(self, policy, include_hidden=True, calibration=None, isolation=None, jobs=1):
+        if include_hidden:      # an official grade: never without its instruments
+            instruments.require_counter()
+        tallies.note_counter(instruments.counter() is not None)
         self.policy = policy
         self.include_hidden = include_hidden
         self.jobs = max(1, int(jobs or 1))

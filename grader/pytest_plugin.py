@@ -229,6 +229,12 @@ class Grading:
 
         self.config, self.folder = config, folder
         self.include_hidden = _option(config, 'grader_hidden')
+        if self.include_hidden:     # an official grade: never without its counter
+            from grader import instruments
+            try:
+                instruments.require_counter()
+            except instruments.MissingInstrument as error:
+                pytest.exit(f'grader: error: {error}', returncode=2)
         try:
             self.policy = policies.load(_option(config, 'grader_config'), graded=folder)
             # on demand: the grader is imported only when the plug-in is active

@@ -18,7 +18,9 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from grader.contract import NOT_CHECKED
 from grader.errors import UserError
+from grader.judging import tallies
 from grader.judging.outcomes import hidden_sentence
 from grader.model import CheckResult
 
@@ -238,7 +240,9 @@ def _requirement_sentence(req, facts, counted, score):
     rule = req.explain or (f'{" and ".join(req.together)} count together only if at least '
                            f'{req.at_least} of them has the fact "{req.fact}"')
     lacking = [n for n in req.together if not facts.get(n, {}).get(req.fact)]
-    if len(lacking) == len(req.together):
+    if tallies.counter_missing():   # a self-check without the counter: never measured
+        holds = f'"{req.fact}" is {NOT_CHECKED}'
+    elif len(lacking) == len(req.together):
         holds = f'"{req.fact}" holds for ' + ('neither' if len(lacking) == 2 else 'none of them')
     else:
         holds = (f'"{req.fact}" holds only for '

@@ -42,7 +42,8 @@ def test_the_distribution_is_named_search_grader_and_the_command_grader():
         project = tomllib.loads(text)['project']
         assert project['name'] == NAME
         assert project['scripts'] == {'grader': 'grader.cli:main'}
-        assert project['optional-dependencies']['all'] == [f'{NAME}[sandbox,batch,test,select]']
+        assert project['optional-dependencies']['all'] == [
+            f'{NAME}[sandbox,batch,test,select,wheels]']
     else:
         assert f'name = "{NAME}"' in text and f'all = ["{NAME}[' in text
 

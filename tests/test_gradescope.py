@@ -65,15 +65,19 @@ def test_the_scripts_parse_and_name_files_the_zip_holds(autograder_zip, tmp_path
     with zipfile.ZipFile(autograder_zip) as archive:
         archive.extractall(tmp_path)
         names = set(archive.namelist())
-    for script in ('setup.sh', 'run_autograder'):
+    for script in ('setup.sh', 'install_grader.sh', 'run_autograder'):
         done = subprocess.run(['bash', '-n', str(tmp_path / script)], capture_output=True,
                               text=True)
         assert done.returncode == 0, done.stderr
     setup = (tmp_path / 'setup.sh').read_text()
-    assert 'bubblewrap' in setup and '"$SOURCE[sandbox]"' in setup
-    assert 'pyproject.toml' in names and '/autograder/source' in setup
-    assert 'grading.yaml' in setup and 'grading.yaml' in names
-    assert 'grader.platforms.gradescope' in (tmp_path / 'run_autograder').read_text()
+    install = (tmp_path / 'install_grader.sh').read_text()
+    assert 'bubblewrap' in setup and 'gcc' in setup and 'python3-dev' in setup
+    assert 'bash /autograder/source/install_grader.sh' in setup
+    assert '"$SOURCE[sandbox]"' in install and 'doctor --require-counter' in install
+    assert 'pyproject.toml' in names and 'install_grader.sh' in names
+    assert 'grading.yaml' in install and 'grading.yaml' in names
+    run = (tmp_path / 'run_autograder').read_text()
+    assert '-I -m grader.platforms.gradescope' in run and 'PYTHONPATH=' not in run
     assert 'grader/platforms/gradescope.py' in names
 
 

@@ -51,11 +51,12 @@ def grade_root(course, tmp_path, files):
     return root
 
 
-def run_grade_sh(root, wrap=()):
-    """Run the entrypoint PrairieLearn runs: ``(results.json document, completed process)``."""
+def run_grade_sh(root, wrap=(), bin_dir=Path(sys.executable).parent):
+    """Run the entrypoint PrairieLearn runs, with the grader of ``bin_dir`` first on PATH (as
+    the image has its /venv/bin): ``(results.json document, completed process)``."""
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'GRADER_CONFIG')}
     env.update(GRADER_PRAIRIELEARN_ROOT=str(root),
-               PATH=f'{Path(sys.executable).parent}{os.pathsep}{env.get("PATH", "")}')
+               PATH=f'{bin_dir}{os.pathsep}{env.get("PATH", "")}')
     entrypoint = root / 'serverFilesCourse' / 'course' / 'grade.sh'
     done = subprocess.run([*wrap, str(entrypoint)], cwd=root, env=env, capture_output=True,
                           text=True, timeout=300)

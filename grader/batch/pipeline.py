@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, instruments
 from grader.batch import (
     archives,
     classpage,
@@ -156,6 +156,7 @@ def batch(policy, source, settings, mode='new'):
     (and late penalties) stay as they were.
     """
     out = Path(settings.out)
+    instruments.require_counter()       # an official grade, never without its counter
     course.validate(policy)
     check_out(out, mode)
     kind = sources.check(source, settings.kind)
@@ -202,6 +203,9 @@ def batch(policy, source, settings, mode='new'):
             _grade(book, keys, summary, settings, policy)
         except KeyboardInterrupt:
             book.finish_run(summary.run_id, 'interrupted')
+            raise
+        except instruments.MissingInstrument:
+            book.finish_run(summary.run_id, 'refused')
             raise
         book.finish_run(summary.run_id)
         summary.written, summary.similarity = export(book, policy, settings)
@@ -253,6 +257,7 @@ def _grade(book, keys, summary, settings, policy):
     started = time.monotonic()
     with Progress(len(keys), settings.progress) as bar:
         for job, outcome in settings.executor.grade(jobs(book, keys, settings.assignment)):
+            refused(outcome)
             book.record(job['key'], summary.run_id, outcome['status'],
                         content_hash=job['content_hash'], submitted_at=job['submitted_at'],
                         result=outcome.get('result'), reason=outcome.get('reason', ''),
@@ -260,6 +265,15 @@ def _grade(book, keys, summary, settings, policy):
             _count(summary, outcome['status'])
             bar.update(failed=outcome['status'] != 'graded')
     summary.seconds = time.monotonic() - started
+
+
+def refused(outcome):
+    """Stop the batch, recording nothing, when a worker refused to grade for want of an
+    instrument (:class:`~grader.instruments.MissingInstrument`: a Dask worker's machine
+    without the search counter)."""
+    if outcome['status'] == 'refused':
+        raise instruments.MissingInstrument(
+            f"a worker ({outcome.get('worker') or 'unknown'}) refused: {outcome['reason']}")
 
 
 def _count(summary, status):
@@ -279,6 +293,7 @@ def regrade(policy, settings, diff=False, resume=False, only=None):
     result would change.  Otherwise the fresh results replace the current
     ones (the old ones stay in the history) and the outputs are rewritten.
     """
+    instruments.require_counter()
     course.validate(policy)
     check_out(settings.out, 'regrade')
     with Gradebook(settings.out) as book:
@@ -305,6 +320,7 @@ def regrade(policy, settings, diff=False, resume=False, only=None):
         try:
             with Progress(len(keys), settings.progress, desc='regrading') as bar:
                 for job, outcome in settings.executor.grade(jobs(book, keys, settings.assignment)):
+                    refused(outcome)
                     record = records[job['key']]
                     said = compare.changes(record.status, record.result, outcome['status'],
                                            outcome.get('result'))
@@ -320,9 +336,10 @@ def regrade(policy, settings, diff=False, resume=False, only=None):
                                     worker=outcome.get('worker', ''))
                     _count(summary, outcome['status'])
                     bar.update(failed=outcome['status'] != 'graded')
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, instruments.MissingInstrument) as stop:
             if summary.run_id:
-                book.finish_run(summary.run_id, 'interrupted')
+                book.finish_run(summary.run_id, 'interrupted' if isinstance(
+                    stop, KeyboardInterrupt) else 'refused')
             raise
         summary.seconds = time.monotonic() - started
         summary.changes.sort(key=lambda c: c[0].identity.key)

@@ -13,7 +13,10 @@ sandboxed children are started there), and return the outcome as plain
 data:
 
 ``{'status': 'graded', 'result': {...}, 'seconds': s, 'worker': 'host:pid'}``,
-or ``{'status': 'ungradable' | 'error', 'reason': '...', ...}``.
+or ``{'status': 'ungradable' | 'error', 'reason': '...', ...}``, or ``{'status': 'refused',
+'reason': '...'}`` from a worker that lacks an instrument of the grade (the search counter,
+on a Dask worker's machine): nothing is graded there, and the batch stops
+(:func:`grader.batch.pipeline.refused`).
 """
 import os
 import socket
@@ -24,6 +27,7 @@ from pathlib import Path
 
 from grader.batch import archives
 from grader.errors import UserError
+from grader.instruments import MissingInstrument
 from grader.sandbox import cleanup, interrupts, leftovers
 
 _courses = {}
@@ -48,6 +52,8 @@ def grade_local(policy_path, job, calibration=None):
     try:
         course = _course(('path', str(policy_path)), lambda: config.load(policy_path),
                          calibration)
+    except MissingInstrument as error:
+        return _failure('refused', str(error))
     except Exception as error:      # noqa: BLE001 -- reported, then retried by --resume
         return _failure('error', f'the worker could not start grading: {error}')
     return grade(*course, job)
@@ -61,6 +67,8 @@ def grade_remote(bundle_blob, digest, job, calibration=None):
     try:
         course = _course(('bundle', digest), lambda: bundle.load(bundle_blob, digest),
                          calibration)
+    except MissingInstrument as error:
+        return _failure('refused', str(error))
     except Exception as error:      # noqa: BLE001
         return _failure('error', f'the worker could not start grading: {error}')
     return grade(*course, job)

@@ -169,6 +169,7 @@ static uint64_t run_flags = 0;
 static PyObject *trampoline = NULL, *leaf = NULL, *owned = NULL, *prefixes = NULL;
 static PyObject *sanction = NULL;  /* grader code the search may call: the grader's code under it is fine */
 static PyObject *library = NULL;   /* filename prefixes of the standard library */
+static PyObject *bytecode_reader = NULL;  /* importlib's _compile_bytecode: its code object */
 static PyObject *trusted = NULL;   /* the grader's code objects that may start a run */
 static char *held = NULL;          /* the case's input, held in C until it is given */
 static Py_ssize_t held_length = 0;
@@ -1203,6 +1204,8 @@ refuse(const char *what)
     return -1;
 }
 
+static int memory_file(const char *name);
+
 static int
 ends_with_mem(PyObject *path)
 {
@@ -1226,7 +1229,9 @@ ends_with_mem(PyObject *path)
         last = strrchr(resolved, '/');
         last = last ? last + 1 : resolved;
         if (strcmp(last, "mem") == 0 ||
-            (strncmp(resolved, "/proc/", 6) == 0 && strstr(resolved, "/mem") != NULL))
+            (strncmp(resolved, "/proc/", 6) == 0 &&
+             (strstr(resolved, "/mem") != NULL || memory_file(last) ||
+              strstr(resolved, "/map_files") != NULL)))
             hit = 1;
     }
     Py_XDECREF(bytes);
@@ -1265,7 +1270,12 @@ raw_memory(PyObject *name)
     static const char *refused[] = {"ctypes", "_ctypes", "_ctypes_test", "cffi", "_cffi_backend",
                                     "_testcapi", "_testinternalcapi", "_testbuffer",
                                     "_testmultiphase", "_testsinglephase", "_testimportmultiple",
-                                    "_xxtestfuzz", NULL};
+                                    "_xxtestfuzz",
+                                    /* another interpreter: no evaluation hook, no profile
+                                     * function, no counter (3.12 and later) */
+                                    "_xxsubinterpreters", "_xxinterpchannels",
+                                    "_xxinterpqueues", "_interpreters", "_interpchannels",
+                                    "_interpqueues", NULL};
     const char *text;
     size_t i;
     if (!PyUnicode_Check(name)) return 0;
@@ -1275,6 +1285,95 @@ raw_memory(PyObject *name)
         size_t n = strlen(refused[i]);
         if (strncmp(text, refused[i], n) == 0 && (text[n] == '\0' || text[n] == '.')) return 1;
     }
+    return 0;
+}
+
+/* A local variable of ``frame``, by name (a new reference), or NULL (no error set). */
+static PyObject *
+frame_local(PyFrameObject *frame, const char *name)
+{
+    PyObject *value = NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+    value = PyFrame_GetVarString(frame, (char *)name);
+#elif PY_VERSION_HEX >= 0x030B0000
+    PyObject *locals = PyFrame_GetLocals(frame);
+    if (locals && PyDict_Check(locals)) {
+        value = PyDict_GetItemString(locals, name);
+        Py_XINCREF(value);
+    }
+    Py_XDECREF(locals);
+#else
+    if (PyFrame_FastToLocalsWithError(frame) == 0 && frame->f_locals &&
+        PyDict_Check(frame->f_locals)) {
+        value = PyDict_GetItemString(frame->f_locals, name);
+        Py_XINCREF(value);
+    }
+#endif
+    if (!value) PyErr_Clear();
+    return value;
+}
+
+/* Whether ``data`` (the bytes of a marshal.loads) is the standard library's own byte-code
+ * as the import system reads it: called from importlib's genuine _compile_bytecode, for a
+ * .pyc under the standard library's folders (resolved), whose bytes past its 16-byte header
+ * are exactly ``data``.  Nothing else may unmarshal code once sealed: a code object made from
+ * bytes rather than by the compiler can read and write any memory. */
+static int
+library_bytecode(PyObject *data)
+{
+    PyFrameObject *frame = PyEval_GetFrame();
+    PyCodeObject *code;
+    PyObject *path = NULL, *encoded = NULL, *resolved_text = NULL;
+    char resolved[PATH_MAX];
+    FILE *file = NULL;
+    int same = 0;
+    if (!frame || !bytecode_reader || !data || !PyBytes_Check(data)) return 0;
+    code = PyFrame_GetCode(frame);
+    same = (PyObject *)code == bytecode_reader;
+    Py_DECREF(code);
+    if (!same) return 0;
+    same = 0;
+    path = frame_local(frame, "bytecode_path");
+    if (!path || !PyUnicode_Check(path)) goto done;
+    encoded = PyUnicode_EncodeFSDefault(path);
+    if (!encoded || realpath(PyBytes_AS_STRING(encoded), resolved) == NULL) goto done;
+    resolved_text = PyUnicode_DecodeFSDefault(resolved);
+    if (!resolved_text || !in_library(resolved_text)) goto done;
+    file = fopen(resolved, "rb");
+    if (!file) goto done;
+    {
+        Py_ssize_t want = PyBytes_GET_SIZE(data);
+        const char *expected = PyBytes_AS_STRING(data);
+        char buffer[65536];
+        Py_ssize_t at = 0;
+        size_t got;
+        if (fseek(file, 16, SEEK_SET) != 0) goto done;
+        same = 1;
+        while (same && (got = fread(buffer, 1, sizeof(buffer), file)) > 0) {
+            if (at + (Py_ssize_t)got > want || memcmp(buffer, expected + at, got) != 0) same = 0;
+            at += (Py_ssize_t)got;
+        }
+        if (at != want) same = 0;
+    }
+done:
+    if (file) fclose(file);
+    Py_XDECREF(path);
+    Py_XDECREF(encoded);
+    Py_XDECREF(resolved_text);
+    PyErr_Clear();
+    return same;
+}
+
+/* Files of /proc that give away a process's memory or its layout: its contents ("mem"),
+ * and where each mapping lies. */
+static int
+memory_file(const char *name)
+{
+    static const char *names[] = {"mem", "maps", "smaps", "smaps_rollup", "pagemap",
+                                  "numa_maps", "map_files", NULL};
+    size_t i;
+    for (i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0) return 1;
     return 0;
 }
 
@@ -1289,7 +1388,18 @@ audit(const char *event, PyObject *args, void *data)
         return 0;
     }
     if (!block.sealed) return 0;
-    if ((strcmp(event, "compile") == 0 || strcmp(event, "code.__new__") == 0) &&
+    /* Only the compiler makes code objects once sealed: a code object made otherwise (its
+     * constructor, code.replace, pickle's reduce to either, unmarshalled bytes) can index
+     * past its constants and so read and write any memory from pure Python. */
+    if (strcmp(event, "code.__new__") == 0) return refuse("making code objects");
+    if (strcmp(event, "marshal.load") == 0) return refuse("unmarshalling code");
+    if (strcmp(event, "marshal.loads") == 0) {
+        if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&
+            library_bytecode(PyTuple_GET_ITEM(args, 0)))
+            return 0;
+        return refuse("unmarshalling code (a .pyc of the submission's, or bytes)");
+    }
+    if (strcmp(event, "compile") == 0 &&
         PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 1 &&
         in_library(PyTuple_GET_ITEM(args, 1))) {
         /* a code object that would pass for the standard library's */
@@ -1298,7 +1408,6 @@ audit(const char *event, PyObject *args, void *data)
         return 0;
     }
     if (running && (strcmp(event, "compile") == 0 || strcmp(event, "exec") == 0 ||
-                    strcmp(event, "code.__new__") == 0 || strcmp(event, "marshal.loads") == 0 ||
                     strcmp(event, "function.__new__") == 0)) {
         run_flags |= FLAG_CODE_MADE;
         return 0;
@@ -1364,6 +1473,16 @@ tally_install(PyObject *self, PyObject *args)
         PyErr_Clear();
     }
 #endif
+    {
+        /* importlib's reader of .pyc files: the only caller of marshal.loads once sealed */
+        PyObject *external = PyImport_ImportModule("_frozen_importlib_external");
+        PyObject *reader = external ? PyObject_GetAttrString(external, "_compile_bytecode")
+                                    : NULL;
+        bytecode_reader = reader ? PyObject_GetAttrString(reader, "__code__") : NULL;
+        Py_XDECREF(reader);
+        Py_XDECREF(external);
+        PyErr_Clear();
+    }
     if (PySys_AddAuditHook(audit, NULL) < 0) return NULL;
     installed = 1;
     /* The runner is not the case processes' to read or write (/proc/1/mem). */
@@ -1384,6 +1503,19 @@ tally_seal(PyObject *self, PyObject *noargs)
     block.ordered = 0;
     block.made_ordered = 0;
     memset(block.slot, 0, sizeof(block.slot));
+#if defined(BY_PROFILE) && PY_VERSION_HEX >= 0x030C0000
+    {
+        /* The interpreter runs sys.monitoring's callbacks with profiling off: a search
+         * started from one would pass the profile function unseen.  Its only reference is
+         * the sys module's attribute: gone, the namespace is freed and no Python code can
+         * reach its functions again. */
+        PyObject *sys = PyImport_ImportModule("sys");
+        if (sys && PyObject_HasAttrString(sys, "monitoring") &&
+            PyObject_DelAttrString(sys, "monitoring") < 0)
+            PyErr_Clear();
+        Py_XDECREF(sys);
+    }
+#endif
     /* The runner reads this process's memory: it must be dumpable again. */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     Py_RETURN_NONE;
@@ -1563,6 +1695,8 @@ tally_filter(PyObject *self, PyObject *program)
 static PyObject *
 tally_layout(PyObject *self, PyObject *noargs)
 {
+    if (block.sealed)       /* where the tallies lie is the runner's to know */
+        return PyErr_Format(PyExc_PermissionError, "the counter is sealed");
     return Py_BuildValue("(KK)", (unsigned long long)(uintptr_t)&block,
                          (unsigned long long)sizeof(block_t));
 }
@@ -1627,5 +1761,11 @@ PyInit__tally(void)
     PyModule_AddIntConstant(m, "UNITS", UNITS);
     PyModule_AddIntConstant(m, "RECORDED", RECORDED);
     PyModule_AddIntConstant(m, "MAGIC_LOW", (long)(MAGIC & 0x7fffffff));
+#if defined(BY_PROFILE)
+    PyModule_AddStringConstant(m, "MODE", "profile function");
+#else
+    PyModule_AddStringConstant(m, "MODE", "frame-evaluation hook (PEP 523)");
+#endif
+    PyModule_AddStringConstant(m, "BUILT_FOR", PY_VERSION);
     return m;
 }

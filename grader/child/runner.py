@@ -230,7 +230,12 @@ class Runner:
         # The counter, written out and loaded before the uid drop, where the submission
         # cannot write (see grader.child.tally).
         counter = os.path.join(os.path.dirname(self.paths['pristine'].rstrip('/')), 'counter')
-        tally.load(tally.unpack(counter))
+        shipped = tally.unpack(counter)
+        if not tally.load(shipped) and shipped is not None:
+            # fail closed: a grade never runs without the counter the grader has
+            self.send({'id': hello['id'], 'status': 'sandbox',
+                       'error': 'the search counter could not be loaded in the sandbox'})
+            return
         try:
             applied, self.case_filter = layers.apply_runner(hello.get('layers', {}))
         except Exception as exc:  # noqa: BLE001 - fail closed: no student code runs

@@ -243,9 +243,12 @@ def filter(program):  # noqa: A001 - the seccomp word
 
 
 def seal():
-    """A case process starts: nothing of the counter can be changed from now on."""
+    """A case process starts: nothing of the counter can be changed from now on, and where
+    its tallies lie is no longer said (``layout()`` refuses; this process's copy of it is
+    dropped: only the runner reads the block)."""
     if _ext:
         _ext[0].seal()
+    _layout.clear()
 
 
 def read(pid):

@@ -25,6 +25,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from grader.contract import NOT_CHECKED
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -82,6 +84,8 @@ def verdict_with_ratio(label, ratio_fact, ratio_label):
     """Words for a yes/no fact backed by a measured ratio, e.g. ``prunes: yes (median node
     ratio 0.06)``; counts the evidence could not confirm are said instead of the ratio."""
     def words(value, facts):
+        if counter_missing(facts):
+            return f'{label}: {NOT_CHECKED}'
         ratio = facts.get(ratio_fact)
         extra = f' ({ratio_label} {ratio:.2f})' if ratio is not None else ''
         if counts_unconfirmed(facts):
@@ -91,8 +95,14 @@ def verdict_with_ratio(label, ratio_fact, ratio_label):
 
 
 # -- facts shared by plug-ins that use grader.judging.evidence ---------------
-UNCONFIRMED = ('confirmed', 'unmeasured')
-"""Evidence statuses that need no sentence: the counts stand, or nothing was counted."""
+UNCONFIRMED = ('confirmed', 'unmeasured', 'no counter')
+"""Evidence statuses that need no sentence of their own: the counts stand, nothing was
+counted, or this machine has no counter (said by the fact it backs)."""
+
+
+def counter_missing(facts):
+    """Whether ``facts['evidence']`` says this machine has no counter."""
+    return (facts.get('evidence') or {}).get('status') == 'no counter'
 
 
 def counts_unconfirmed(facts):

@@ -38,12 +38,17 @@ carry the position it was given to every report.)
 import statistics
 from dataclasses import dataclass, field
 
+from grader.contract import NOT_CHECKED
+from grader.judging import tallies
+
 CONFIRMED = 'confirmed'
 NOT_COUNTED = 'not counted'
 CACHED = 'cached'
 INCONSISTENT = 'inconsistent'
 ORDER_INVARIANT = 'order-invariant'
 UNMEASURED = 'unmeasured'
+UNAVAILABLE = 'no counter'
+"""This machine has no search counter (a self-check; an official grade refuses to run)."""
 
 
 @dataclass
@@ -136,6 +141,8 @@ def confirm(samples, baseline, unit_name='search calls', spread=4.0, min_work=0.
     ``min_work`` is the CPU time per run below which a case is too small to
     time against the others (it still has to meet its floor).
     """
+    if tallies.counter_missing():
+        return Evidence(UNAVAILABLE, NOT_CHECKED)
     if not samples:
         return Evidence(UNMEASURED, 'no case was counted')
     found = next(filter(None, (_counted(sample, unit_name) for sample in samples)), None)

@@ -16,6 +16,7 @@ cases only, and never for the checks named in ``no_expected`` (checks about
 work done, where the position's answer is not the point).
 """
 from grader import contract
+from grader.judging import tallies
 
 TAMPERED = 'not measured'
 
@@ -90,7 +91,15 @@ class Note:
                             **details)
 
     def tampered(self, check, what, measured, where='', **details):
-        """A count the submission interfered with: no verdict on it, ``not measured``."""
+        """A count the submission interfered with: no verdict on it, ``not measured``.
+
+        On a machine without the search counter (a self-check: an official grade refuses
+        to run) nothing was counted and nobody interfered: the check says it is not
+        checked here, never "tampered"."""
+        if tallies.counter_missing():
+            return self.outcome(check, False, f'{where}{check} is {contract.NOT_CHECKED}: '
+                                'the grader could count no search here; the official grade '
+                                'counts it', measured=measured, kind=TAMPERED, **details)
         measured['tampered'] = True
         return self.outcome(check, False, f'{where}measurement tampered: {what}',
                             measured=measured, kind=TAMPERED, **details)

@@ -7,6 +7,22 @@ reference's, or a sentence saying why there are none.
 """
 from dataclasses import dataclass, field, replace
 
+from grader.contract import NOT_CHECKED
+
+_counter = {'in_force': True}
+
+
+def note_counter(in_force):
+    """Say whether this machine has the search counter (the engine, once per run, from
+    :func:`grader.instruments.counter`).  Without it only a self-check runs: every count is
+    then missing for that reason, which is nobody's doing."""
+    _counter['in_force'] = bool(in_force)
+
+
+def counter_missing():
+    """Whether this machine has no search counter (see :func:`note_counter`)."""
+    return not _counter['in_force']
+
 UNTRUSTED = {
     'hook': 'a profile or trace function was set during the search',
     'nested': "the grader's counting entry point was called from inside the search",
@@ -115,6 +131,8 @@ def counted(reply, unit='nodes'):
     (``nodes``: calls of recursive functions; ``leaves``)."""
     tally = getattr(reply, 'tally', None)
     if not tally:
+        if counter_missing():
+            return Counted(problem=NOT_CHECKED)
         return Counted(problem="the grader's counter could not read this search")
     slots = tally['slots']
     if tally['runs'] != len(slots):

@@ -12,7 +12,11 @@ holds what students must never see.
 
 ``setup.sh`` runs once, as root, when Gradescope builds the image: it
 installs Python, a C compiler, bubblewrap and libseccomp from Ubuntu's
-packages and the grader into ``/autograder/venv``.
+packages, then ``install_grader.sh`` installs the grader into
+``/autograder/venv`` (its search counter compiled) and fails the build when
+``grader doctor --require-counter`` does.  ``run_autograder`` runs that
+installed grader (``python -I``), never the copy in ``source/``, and an image
+without the counter answers every submission that the autograder is broken.
 
 ``run_autograder`` runs :func:`run` for each submission (files in
 ``/autograder/submission``; the root ``/autograder`` can be moved with
@@ -35,7 +39,7 @@ import traceback
 import zipfile
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, instruments
 from grader.errors import UserError
 from grader.report.files import write_text
 from grader.sandbox import leftovers
@@ -48,37 +52,50 @@ SETUP_SH = r'''#!/usr/bin/env bash
 # Gradescope runs this once, as root, while it builds the autograder image
 # (Ubuntu 22.04 or newer: the grader needs Python 3.9 or newer).
 set -euo pipefail
-SOURCE=/autograder/source
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # bubblewrap and libseccomp: the sandbox's strongest isolation level; a C compiler and
 # Python's headers: the search counter (grader/child/_tally.c, built by setup.py)
 apt-get install -y -qq python3 python3-venv python3-pip python3-dev gcc bubblewrap libseccomp2
-python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
-  echo "setup.sh: the grader needs Python 3.9 or newer;" \
+bash /autograder/source/install_grader.sh
+'''
+
+INSTALL_GRADER_SH = r'''#!/usr/bin/env bash
+# The grader's install into the autograder image, run by setup.sh once the system
+# packages are in: a virtual environment of its own, the grader installed into it from
+# this folder (its C search counter compiled), and `grader doctor --require-counter`,
+# which fails the image build when the counter is missing: an image that cannot count
+# never grades. The root /autograder can be moved with GRADER_AUTOGRADER_ROOT and the
+# Python with GRADER_SETUP_PYTHON (the test suite does both).
+set -euo pipefail
+ROOT="${GRADER_AUTOGRADER_ROOT:-/autograder}"
+SOURCE="$ROOT/source"
+PYTHON="${GRADER_SETUP_PYTHON:-python3}"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 9))' || {
+  echo "install_grader.sh: the grader needs Python 3.9 or newer;" \
     "choose the Ubuntu 22.04 (or newer) base image" >&2
   exit 1
 }
-python3 -m venv /autograder/venv
-/autograder/venv/bin/python -m pip install --quiet --upgrade pip
-/autograder/venv/bin/python -m pip install --quiet "$SOURCE[sandbox]"
+"$PYTHON" -m venv "$ROOT/venv"
+"$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
+"$ROOT/venv/bin/python" -m pip install --quiet "$SOURCE[sandbox]"
 chmod +x "$SOURCE/run_autograder"
-# The build log shows the isolation level and the time limits on this image.
-cd "$SOURCE" && /autograder/venv/bin/grader --config "$SOURCE/grading.yaml" doctor
+# The build log shows the counter, the isolation level and the time limits on this image.
+cd "$ROOT" && "$ROOT/venv/bin/grader" --config "$SOURCE/grading.yaml" doctor --require-counter
 '''
 
 RUN_AUTOGRADER = r'''#!/usr/bin/env bash
 # Gradescope runs this for every submission. It always writes results/results.json.
+# It runs the grader installed by setup.sh (python -I: never a copy on PYTHONPATH or in
+# the working folder, such as the source folder, where no counter was built).
 ROOT="${GRADER_AUTOGRADER_ROOT:-/autograder}"
-SOURCE="$ROOT/source"
 RESULTS="$ROOT/results/results.json"
 PYTHON="${GRADER_PYTHON:-$ROOT/venv/bin/python}"
 [ -x "$PYTHON" ] || PYTHON=python3
 mkdir -p "$ROOT/results"
 rm -f "$RESULTS"
-cd "$SOURCE" || cd /
-GRADER_AUTOGRADER_ROOT="$ROOT" PYTHONPATH="$SOURCE${PYTHONPATH:+:$PYTHONPATH}" \
-  "$PYTHON" -m grader.platforms.gradescope
+cd "$ROOT" || cd /
+GRADER_AUTOGRADER_ROOT="$ROOT" "$PYTHON" -I -m grader.platforms.gradescope
 if [ ! -s "$RESULTS" ]; then
   echo "run_autograder: the grader wrote no results; writing a result that says so" >&2
   printf '%s\n' '{"score": 0, "output": "The autograder could not grade this submission. '\
@@ -168,7 +185,8 @@ def build(policy, target, assignment=None):
     settings = {'assignment': assignment, 'grader_version': __version__,
                 'config': 'grading.yaml'}
     entries[SETTINGS] = (json.dumps(settings, indent=2) + '\n').encode()
-    scripts = {'setup.sh': SETUP_SH.encode(), 'run_autograder': RUN_AUTOGRADER.encode()}
+    scripts = {'setup.sh': SETUP_SH.encode(), 'install_grader.sh': INSTALL_GRADER_SH.encode(),
+               'run_autograder': RUN_AUTOGRADER.encode()}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, 'w', zipfile.ZIP_DEFLATED) as archive:
         for name, data in [*scripts.items(), *sorted(entries.items())]:
@@ -277,7 +295,9 @@ def grade_submission(root, settings, results):
         when = _submission_time(root)
         if when:
             command += ['--submitted-at', when]
-        done = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
+        # the grader this process is (never one on PYTHONPATH)
+        env = {k: v for k, v in os.environ.items() if k != 'PYTHONPATH'}
+        done = subprocess.run(command, cwd=tmp, capture_output=True, text=True, env=env)
         sys.stdout.write(done.stdout)
         sys.stdout.write(done.stderr)
         if done.returncode in (0, 1) and written.is_file():
@@ -300,6 +320,7 @@ def run(root=None):
     root = Path(root or os.environ.get(ROOT_VARIABLE) or '/autograder')
     results = root / 'results' / 'results.json'
     try:
+        instruments.require_counter()   # an image without its counter never grades
         settings = json.loads((root / 'source' / SETTINGS).read_text(encoding='utf-8'))
         grade_submission(root, settings, results)
     except BaseException as error:      # noqa: BLE001 -- the student still gets a result
@@ -307,7 +328,9 @@ def run(root=None):
         message = ('The autograder could not grade this submission. This is a problem of '
                    'the grader, not of your code: the course staff can see what happened '
                    f'({type(error).__name__}); please tell them.')
-        if isinstance(error, UserError):
+        if isinstance(error, instruments.MissingInstrument):
+            message = instruments.broken_autograder(error)
+        elif isinstance(error, UserError):
             message = (f'The autograder is not set up correctly ({error}). This is not a '
                        'problem of your code: please tell the course staff.')
         _write(results, _results(0.0, message))

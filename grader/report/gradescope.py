@@ -40,6 +40,9 @@ def document(result):
                        'grader_version': result.grader_version,
                        'fixtures_digest': result.fixtures_digest,
                        'counted': [e.name for e in result.exercises if e.counted],
+                       # the measured facts in words ("prunes: yes ..."), for the staff
+                       'facts': {e.name: [line['text'] for line in e.fact_lines]
+                                 for e in result.exercises if e.submitted},
                        'late': result.late},
     }
 

@@ -1,0 +1,178 @@
+"""An official grade never runs without the search counter; a self-check says what it
+could not check, and never accuses anyone.
+
+The grader without its counter is this checkout's package copied without the compiled
+extension, first on PYTHONPATH (as the Gradescope bug had it: a source folder where the
+extension was never built) -- so every entry point is tried as a user starts it.  The Dask
+route, where a worker on another machine lacks the counter, is the worker's own answer
+fed to the batch.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader import instruments
+from grader.batch import pipeline, worker
+from gradertest import ROOT, SUBMISSIONS
+
+CONFIG = str(ROOT / 'grading.yaml')
+ALPHABETA = SUBMISSIONS / 'tictactoe' / 'alphabeta_helpers.py'
+
+
+@pytest.fixture(scope='module')
+def uncounted(tmp_path_factory):
+    """A copy of the grader package without its compiled counter."""
+    folder = tmp_path_factory.mktemp('uncounted')
+    shutil.copytree(ROOT / 'grader', folder / 'grader',
+                    ignore=shutil.ignore_patterns('*.so', '__pycache__'))
+    return folder
+
+
+def grader(uncounted, *args, cwd, module='grader'):
+    env = {k: v for k, v in os.environ.items() if k != 'GRADER_CONFIG'}
+    env['PYTHONPATH'] = str(uncounted)
+    return subprocess.run([sys.executable, '-m', module, *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def handed_in(tmp_path):
+    folder = tmp_path / 'alice'
+    folder.mkdir()
+    shutil.copy(ALPHABETA, folder / 'tictactoe.py')
+    return folder
+
+
+def one_refusal(done):
+    """The one line of a refusal for want of the counter."""
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith('grader: error: the search counter (grader/child/_tally.c) is '
+                               'not built for this Python')
+    assert 'so nothing was graded; fix: ' in lines[0]
+    return lines[0]
+
+
+def test_the_counter_of_this_install_is_in_force_and_described():
+    counter = instruments.counter()
+    assert counter is not None, instruments.missing_counter_line()
+    version = '.'.join(map(str, sys.version_info[:3]))
+    assert counter.built_for == version
+    expected = 'profile function' if sys.version_info >= (3, 13) else 'frame-evaluation hook'
+    assert counter.mode.startswith(expected)
+    done = subprocess.run([sys.executable, '-m', 'grader', '--config', CONFIG, 'doctor',
+                           '--require-counter'], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0
+    assert f'search counter: C, {counter.mode}, built for CPython {version}' in done.stdout
+
+
+def test_grade_refuses_without_the_counter_and_writes_nothing(uncounted, handed_in, tmp_path):
+    result = tmp_path / 'result.json'
+    done = grader(uncounted, '--config', CONFIG, 'grade', str(handed_in), '--json', str(result),
+                  cwd=tmp_path)
+    one_refusal(done)
+    assert not result.exists() and done.stdout == ''
+
+
+def test_prairielearn_gets_a_broken_autograder_not_an_ungradable_hand_in(uncounted, handed_in,
+                                                                          tmp_path):
+    result = tmp_path / 'results.json'
+    done = grader(uncounted, '--config', CONFIG, 'grade', str(handed_in), '--prairielearn',
+                  str(result), cwd=tmp_path)
+    one_refusal(done)
+    document = json.loads(result.read_text())
+    assert document['gradable'] is False and document['tests'] == []
+    assert 'not set up correctly' in document['message']
+    assert 'problem of the grader, not of your code' in document['message']
+
+
+def test_doctor_says_there_is_no_counter_and_fails_when_one_is_required(uncounted, tmp_path):
+    done = grader(uncounted, '--config', CONFIG, 'doctor', '--require-counter', cwd=tmp_path)
+    assert done.returncode == 2 and 'search counter: none: ' in done.stdout
+    # without a policy to read (an image build), the counter is still checked
+    done = grader(uncounted, 'doctor', '--require-counter', cwd=tmp_path)
+    assert done.returncode == 2 and 'policy: none' in done.stdout
+    done = grader(uncounted, '--config', CONFIG, 'doctor', cwd=tmp_path)
+    assert done.returncode == 0 and 'search counter: none: ' in done.stdout
+
+
+def test_batch_refuses_before_its_folder_is_made(uncounted, handed_in, tmp_path):
+    out = tmp_path / 'out'
+    done = grader(uncounted, '--config', CONFIG, 'batch', str(handed_in.parent), '--out',
+                  str(out), cwd=tmp_path)
+    one_refusal(done)
+    assert not out.exists()
+
+
+def test_the_pytest_plugin_refuses_an_official_grade(uncounted, handed_in, tmp_path):
+    done = grader(uncounted, '-p', 'no:cacheprovider', '--grader-config', CONFIG,
+                  '--grader-submission', str(handed_in), '--grader-hidden', cwd=tmp_path,
+                  module='pytest')
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'grader: error: the search counter (grader/child/_tally.c) is not built' in \
+        done.stdout + done.stderr
+    assert 'passed' not in done.stdout and 'failed' not in done.stdout
+
+
+def test_a_self_check_runs_and_says_what_it_could_not_check(uncounted, handed_in, tmp_path):
+    result = tmp_path / 'result.json'
+    done = grader(uncounted, '--config', CONFIG, 'check', str(handed_in), '--json', str(result),
+                  '--verbose', cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert 'this self-check runs on, with pruning and expansions not checked' in done.stderr
+    assert 'tampered' not in done.stdout and 'measurement tampered' not in result.read_text()
+    assert 'prunes: not checked on this machine (the counter is not built)' in done.stdout
+    data = json.loads(result.read_text())
+    ttt = next(e for e in data['exercises'] if e['name'] == 'tictactoe')
+    assert ttt['facts']['tampered'] is False and ttt['facts']['prunes'] is False
+    pruning = next(c for c in ttt['checks'] if c['name'] == 'pruning')
+    assert pruning['cases_passed'] == 0 and len(pruning['failures']) == pruning['cases_total']
+    assert all(f['message'].startswith('pruning is not checked on this machine')
+               for f in pruning['failures'])
+    values = next(c for c in ttt['checks'] if c['name'] == 'values')
+    assert values['score'] == values['max_score']    # the answers are still checked
+
+
+def test_a_worker_without_the_counter_refuses_and_the_batch_records_nothing(
+        monkeypatch, tmp_path, policy):
+    """A Dask worker on a machine without the counter answers ``refused``; the batch stops
+    at that answer, records no row for it and marks its run refused."""
+    monkeypatch.setattr(worker, '_courses', {})
+    monkeypatch.setattr(instruments, 'counter', lambda: None)
+    answer = worker.grade_local(CONFIG, {'key': 'alice', 'archive': b''})
+    assert answer['status'] == 'refused' and 'search counter' in answer['reason']
+    with pytest.raises(instruments.MissingInstrument, match='refused: the search counter'):
+        pipeline.refused(answer)
+    with pytest.raises(instruments.MissingInstrument):
+        pipeline.batch(policy, str(tmp_path), pipeline.Settings(out=tmp_path / 'out'))
+    assert not (tmp_path / 'out').exists()
+
+
+class RefusingWorkers:
+    """An executor whose workers (a Dask cluster's, on machines without the counter) all
+    answer ``refused``."""
+
+    name, workers = 'dask', 2
+
+    def grade(self, jobs):
+        for job in jobs:
+            yield job, {'status': 'refused', 'worker': 'far-away:4242',
+                        'reason': instruments.missing_counter_line()}
+
+
+def test_a_batch_whose_workers_refuse_stops_with_no_row(tmp_path, policy, handed_in):
+    from grader.batch.gradebook import Gradebook
+    out = tmp_path / 'out'
+    settings = pipeline.Settings(out=out, executor=RefusingWorkers(), progress=False)
+    with pytest.raises(instruments.MissingInstrument, match=r'a worker \(far-away:4242\)'):
+        pipeline.batch(policy, str(handed_in.parent), settings)
+    with Gradebook(out) as book:
+        assert [r['status'] for r in book.runs()] == ['refused']
+        assert all(book.current(r.identity.key) is None for r in book.records())
+        assert book.records()
+    assert not (out / 'grades.csv').exists()
