@@ -45,6 +45,16 @@ VERDICTS = {
     'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
     'patched_decoder': (0.0, {'prunes': False, 'tampered': True},
                         ["changed the grader's own code"], []),
+    # issue: searches where the counter cannot see (a plain minimax inside the route, a
+    # counted dummy of a quarter its size outside): counted, or the run is void
+    'monitoring_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'signal_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'finalizer_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'weakref_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'gc_callback_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'atexit_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'audit_hook_search': ((0.0, FULL), {'prunes': False}, [], []),
+    'profile_search': ((0.0, FULL), {'prunes': False}, [], []),
     # every function of every grader module in the case process: replaced, or called
     'every_attribute_wrapped': ((0.0, FULL), {'prunes': False}, [], []),
     'every_attribute_called': ((0.0, FULL), {'prunes': False}, [], []),
@@ -70,6 +80,10 @@ VERDICTS = {
     'nan_reply': ((0.0, 2.4), {}, ['not well-formed JSON'], []),
 }
 
+
+ROUTE_TRICKS = ('monitoring_search', 'signal_search', 'finalizer_search', 'weakref_search',
+                'gc_callback_search', 'atexit_search', 'audit_hook_search', 'profile_search')
+"""Searches run where a counter might not look: each route is counted or voids the run."""
 
 ENDLESS = {'blocked_signals'}
 """Tricks that never answer: they time out under any limit, so they are graded under 5
@@ -187,7 +201,7 @@ def test_a_trick_never_beats_its_twin(graded):
     """The tricks that keep a correct search earn exactly what their twin earns, no more."""
     twin = graded('minimax_twin')[0].exercise('tictactoe')
     for name in ('stack_minimax', 'memo_minimax', 'one_run_memo', 'patched_counter',
-                 'forged_reply'):
+                 'forged_reply', *ROUTE_TRICKS):
         tricked = graded(name)[0].exercise('tictactoe')
         assert tricked.score <= twin.score and not tricked.facts.get('prunes')
     assert not math.isnan(twin.score)
