@@ -370,8 +370,19 @@ def test_a_table_with_calls_for_show_beyond_its_path_earns_nothing(cases, settin
     assert all(o.kind == 'no search' for o in validity.values())
     assert 'fewer times on this start' in validity['length-20-a'].message
     assert validity['length-10'].message.startswith('answered from a table')
-    # Counted as many times as any A* must on each start, the same table is not touched
-    # here (it must make those calls: the work of a search's expansions).
+    # As many calls as any A* makes, but on the path's states again and again: no A*.
+    repeated = decoy_replies(cases)
+    for name, reply in repeated.items():
+        expected = cases[name].expected
+        count = max(judge.proof_of(expected), expected['optimal_length'] + 2)
+        repeated[name] = search_reply(cases[name], count, reply.cpu + count * 0.0002,
+                                      distinct=expected['optimal_length'] + 1,
+                                      reps=len(reply.tally['slots']))
+    outcomes, facts = reviewed(cases, settings, repeated)
+    assert not facts['searched'] and not any(o.passed for o in outcomes
+                                             if o.check in judge.ANSWER_CHECKS)
+    # Counted on as many different states as any A* must on each start, the same table is
+    # not touched here (it must make those calls: the work of a search's expansions).
     floors = decoy_replies(cases, calls=lambda length: 0)
     for name, reply in floors.items():
         expected = cases[name].expected

@@ -583,6 +583,9 @@ class EightPuzzle(base.Exercise):
           start with a chain longer than the optimum (:data:`NO_SEARCH_DECOY`): a table
           walked down with calls for show.
 
+        What a start shows is its :func:`expanded` states: as many calls as any A* makes,
+        on the same few states again and again, are no A*'s expansions either.
+
         Not held to it: a search whose heuristic overestimates (greedy, or f = g + 3h) gives
         a longer path on some start, and on the others may expand fewer states than any A*
         with an admissible heuristic; a search that calls ``FindNextStates`` on the states of
@@ -590,12 +593,12 @@ class EightPuzzle(base.Exercise):
         time alone tells whether it searched (:meth:`_searched`); nor are counts the counter
         did not trust."""
         right = [o for o in searches if o.measured['right']]
-        below = {o.case for o in right if o.measured['counts'][0] < o.measured['proof']}
+        below = {o.case for o in right if expanded(o.measured) < o.measured['proof']}
         if not below:
             return set(), ''
         shown = [o for o in right if o.measured['proof'] and o.case not in hidden]
-        if admissible and shown \
-                and all(o.measured['counts'][0] >= o.measured['proof'] for o in shown):
+        if admissible and shown and all(expanded(o.measured) >= o.measured['proof']
+                                        for o in shown):
             return below, NO_SEARCH_TABLE
         trusted = [o for o in right if o.measured.get('trusted', True)]
         beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in trusted)
@@ -691,6 +694,13 @@ def case_note(case):
                          no_expected=('heuristic',))
 
 
+def expanded(measured):
+    """The different states a start's first run expanded, at most its calls of
+    ``FindNextStates`` (a state the counter could not read counts as a new one): any A* with
+    a heuristic of the sheet expands every state of its floor, each at least once."""
+    return min(measured['counts'][0], measured.get('distinct', measured['counts'][0]))
+
+
 def proof_of(expected):
     """Expansions a counted search shows on its own start, every one: the states any A* with
     a heuristic of the sheet expands (``astar_floor``) where that is more than the path and
@@ -714,6 +724,7 @@ class Attempt:
                          'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
                          'length': expected['optimal_length'], 'right': right,
                          'proof': proof_of(expected), 'heuristics': dict(counts['heuristics']),
+                         'distinct': counts['distinct'],
                          'longer': answer.chain and answer.moves > expected['optimal_length'],
                          'trusted': not tamper_reasons(counts)}
         self.problem = None if answer.valid else path_problem(obs, answer)
