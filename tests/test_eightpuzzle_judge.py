@@ -673,7 +673,8 @@ def test_an_unsolvable_start_that_times_out_is_told_why(cases, settings, waited)
 
 @pytest.mark.xfail(strict=True, reason='a search that cannot be counted is told from none by '
                    'its CPU time alone, and a table of answers that burns CPU in each call '
-                   'has that time: the rule needs the time to follow the work of the start')
+                   'has that time: what such a table must cost is stated in '
+                   'docs/ARCHITECTURE.md (What a table of answers must cost)')
 def test_a_table_of_answers_that_burns_cpu_time_is_no_search(cases, settings):
     """Shortest paths with no counted expansion and the same 50 ms of CPU time on every
     start, the 10-move one as the 20-move ones: what a table of answers plus a busy loop

@@ -200,7 +200,8 @@ def test_a_burst_of_load_over_some_baselines_hides_no_search(policy):
 
 @pytest.mark.xfail(strict=True, reason='a search that cannot be counted is told from none by '
                    'its CPU time alone, and a table of answers that burns CPU in each call '
-                   'has that time: the rule needs the time to follow the work of the trip')
+                   'has that time: what such a table must cost is stated in '
+                   'docs/ARCHITECTURE.md (What a table of answers must cost)')
 def test_a_table_of_answers_that_burns_cpu_time_is_no_search(policy):
     """Right answers with no counted expansion and the same 20 ms of CPU time on every
     trip, on trips for which the reference A* expands 20 states as on those it expands
