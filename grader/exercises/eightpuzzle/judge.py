@@ -67,6 +67,14 @@ submission's process and is confirmed by the CPU time measured outside it
   runs that search nothing vary by.  Otherwise every answer check fails with "answered without a
   search".  The import is run again before every case, so its CPU time is
   part of every case's; a heavy import is reported.
+- and a counted search must show, on every start it answers with a shortest
+  path, at least the different states any A* with a heuristic of the sheet
+  expands there (:meth:`EightPuzzle._unproven`): one start short of it
+  beside a search counted beyond its path (or counted as such an A* on every
+  public start) and no answer counts, on any start, unless some answer is
+  longer than a shortest path (a heuristic that overestimates: greedy,
+  f = g + 3h).  What a table of answers must cost on each route is in
+  docs/ARCHITECTURE.md.
 """
 import functools
 import math
