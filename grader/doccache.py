@@ -24,18 +24,10 @@ import json
 import os
 import tempfile
 
+from grader.cachefolder import folder  # noqa: F401 -- the cache's folder, for its callers
+
 MISSING = object()
 """What :func:`get` returns when ``key`` has no usable entry."""
-
-
-def folder():
-    """The cache folder, or ``''`` when caching is off."""
-    if 'GRADER_CACHE_DIR' in os.environ:
-        return os.environ['GRADER_CACHE_DIR']
-    base = os.environ.get('XDG_CACHE_HOME', '')
-    if not os.path.isabs(base):  # unset, or relative: ignored, as the XDG spec says
-        base = os.path.join(os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'grader') if os.path.isabs(base) else ''
 
 
 def key(*parts):

@@ -82,3 +82,56 @@ def test_the_answer_key_imports_nothing_of_the_grader_but_the_fixture_writer(pat
     imported = [name for name in grader_imports('reference')[path]
                 if name not in ('grader', 'grader.fixtures')]
     assert imported == [], f'{path} imports {imported}: the answer key must stand on its own'
+
+
+def module_graph():
+    """``{module: the grader modules it imports}`` over the whole package (a package's
+    import is its ``__init__``'s)."""
+    graph = {}
+    for path, names in grader_imports('grader').items():
+        module = path[:-3].replace('/', '.')
+        module = module[:-len('.__init__')] if module.endswith('.__init__') else module
+        graph[module] = {name for name in names if is_module(name) and name != module}
+    return graph
+
+
+def cycles(graph):
+    """Every strongly connected group of two or more modules (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}) == [['a', 'b', 'c']]
+
+
+def test_no_two_modules_of_the_grader_import_each_other():
+    """Not even through an import inside a function: the cache and the sweep of leftovers
+    once did (the cache's folder now lives in grader/cachefolder.py)."""
+    graph = module_graph()
+    assert 'grader.sandbox.leftovers' in graph['grader.doccache']
+    assert cycles(graph) == []

@@ -10,7 +10,7 @@ and every kind the grader makes is one of :data:`KINDS`::
     grader-course-<pid>-t<start>-...      a (Dask) worker's copy of the course
     grader-gradescope-<pid>-t<start>-...  a Gradescope submission, unpacked
 
-and, in the grader's cache folder (:func:`grader.doccache.folder`), a cache
+and, in the grader's cache folder (:func:`grader.cachefolder.folder`), a cache
 entry being written (``grader-<pid>-t<start>-....tmp``, renamed into place
 when it is complete).
 
@@ -272,8 +272,8 @@ def sweep(folder=None, cgroups=True, cache=None):
     swept = Swept()
     try:
         if cache is None and folder is None:
-            from grader import doccache  # the cache folder's name only
-            cache = doccache.folder()
+            from grader import cachefolder  # the cache folder's name only
+            cache = cachefolder.folder()
         _sweep(swept, [folder or tempfile.gettempdir(), *([cache] if cache else [])],
                cgroups)
     except Exception as error:  # noqa: BLE001 - a sweep must never stop a run
