@@ -6,7 +6,8 @@
 # installed, and runs the verdict tests: tests/test_submissions.py (every example
 # submission's verdict), tests/adversarial/test_forging.py (every attempt to win
 # points without the work, beside its honest twin) and tests/test_every_call_seen.py
-# (the counter sees every call, however this interpreter makes it), on two cores
+# (the counter sees every call, however this interpreter makes it) and
+# tests/adversarial/test_code_routes.py (no code object is made but by the compiler), on two cores
 # (TEST_WORKERS). A
 # version that is missing fails the matrix: the same verdicts on every Python is what
 # it checks.
@@ -35,6 +36,7 @@ for version in $versions; do
   echo "== Python $version ($python)"
   if ! "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${TEST_WORKERS:-2}" \
       --dist loadgroup tests/test_submissions.py tests/adversarial/test_forging.py \
+      tests/adversarial/test_code_routes.py \
       tests/test_every_call_seen.py; then
     failed+=("$version")
   fi
