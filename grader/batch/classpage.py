@@ -4,11 +4,12 @@
 marked), each check's pass rate with the class's most common failure
 message, the score histogram (inline SVG), and the pairs of similar code
 with links to their side-by-side views.  A student's page holds the same
-feedback as their feedback file (every check, the failed cases with the
-boards drawn, what came back and what was expected; hidden cases never
-show the answer), or why the submission could not be graded, and the
-exercise files they handed in.  Everything comes from the gradebook's
-current results; nothing is recomputed (see :mod:`grader.batch.pages`).
+feedback as their feedback file (every check; each failed position once,
+cause by cause, its board drawn with what came back, what was expected and
+everything it costs; hidden cases never show the answer), or why the
+submission could not be graded, and the exercise files they handed in.
+Everything comes from the gradebook's current results; nothing is
+recomputed (see :mod:`grader.batch.pages`).
 """
 import statistics
 from collections import Counter
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from grader import model
 from grader.batch import copies, exports, overview, pages
-from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, shown_failures
+from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, hidden_line, paragraphs
 from grader.report.files import write_text
 from grader.scoring import fmt
 
@@ -161,23 +162,19 @@ def _check_rows(result):
 
 
 def _failures(result):
-    out, shown = [], 0
+    """The failed public cases as the Markdown feedback gives them: each position drawn
+    once, cause by cause (:func:`grader.report.paragraphs.paragraphs`)."""
+    out = []
     for exercise in result.exercises:
-        for check in exercise.checks:
-            for failure, feedback in shown_failures(check):
-                label = ' (hidden case)' if failure.get('hidden') else ''
-                if feedback and shown < MAX_FEEDBACK:
-                    shown += 1
-                else:
-                    feedback = ''
-                out.append({'label': f"{exercise_label(exercise)} / {check.name} / "
-                                     f"{failure['case']}{label}",
-                            'message': failure['message'], 'feedback': feedback})
+        if not exercise.submitted:
+            continue
+        for paragraph in paragraphs.paragraphs(exercise):
+            out.append({'label': exercise_label(exercise), 'message': paragraph.title,
+                        'feedback': '\n'.join(paragraph.drawing), 'notes': paragraph.notes})
+        out += [{'label': f'{exercise_label(exercise)} / {check.name}',
+                 'message': hidden_line(check), 'feedback': '', 'notes': []}
+                for check in exercise.checks if hidden_line(check)]
     return out
-
-
-MAX_FEEDBACK = 10
-"""Failed cases drawn in full, as in the Markdown feedback."""
 
 
 def student_page(record, files=()):

@@ -146,7 +146,8 @@ def write_problems(records, path, policy=None):
 
 # -- feedback for the student ----------------------------------------------------------
 def feedback_text(record, style='md'):
-    """The student's feedback file: the report of ``grader check``, for every check."""
+    """The student's feedback file: the report of ``grader check``, for every check, each
+    failed position drawn once, cause by cause, as ``grader check`` draws them."""
     from grader.report import terminal  # the report writers load only when feedback is written
     who = record.identity
     title = f'Feedback for {who.name or who.student_id}'
@@ -157,7 +158,7 @@ def feedback_text(record, style='md'):
             return _page(title, f'<p>{html.escape(sentence)}</p>')
         return f'# {title}\n\n{sentence}\n'
     result = model.from_dict(record.result)
-    text = terminal.render(result, verbose=True, colour=False)
+    text = terminal.render(result, colour=False)
     if style == 'html':
         return _page(title, f'<p><strong>Score: {fmt(result.score)} / {fmt(result.max_score)}'
                             f'</strong></p>\n<pre>{html.escape(text)}</pre>')

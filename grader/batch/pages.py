@@ -152,8 +152,10 @@ STUDENT = """{% extends "layout" %}{% block body %}
 {% if problems %}<ul>{% for name, text in problems %}<li><strong>{{ name }}</strong>: {{ text }}
 </li>{% endfor %}</ul>{% endif %}
 {% if failures %}<h2>Failed cases</h2>
-{% for f in failures %}<p><strong>{{ f.label }}</strong>: {{ f.message }}</p>
-{% if f.feedback %}<pre>{{ f.feedback }}</pre>{% endif %}{% endfor %}{% endif %}
+{% for f in failures %}<p><strong>{{ f.label }}</strong>
+{%- if f.message %}: {{ f.message }}{% endif %}</p>
+{% if f.feedback %}<pre>{{ f.feedback }}</pre>{% endif %}
+{% for note in f.notes %}<p>{{ note }}</p>{% endfor %}{% endfor %}{% endif %}
 {% endif %}
 {% if files %}<h2>Files handed in</h2>{% for name, text in files %}
 <p><code>{{ name }}</code></p><pre>{{ text }}</pre>{% endfor %}{% endif %}

@@ -46,43 +46,50 @@ def exercise_label(exercise):
     return exercise.title or exercise.name
 
 
-def check_parts(result, max_feedback=5):
+def check_parts(result, verbose=False):
     """The tests a course platform shows: one per check of every submitted exercise.
 
     A check graded on hidden cases becomes two parts, the public one and the
     hidden one (``(hidden cases)``), each with its own points and visibility.
     Each part is a dict: ``name``, ``number``, ``tags``, ``score``,
     ``max_score``, ``passed``, ``visibility``, ``hidden`` and ``output`` (the
-    tally, then the failed cases of a public part, at most ``max_feedback``
-    drawn in full; of a hidden part, the check's sentence on its hidden
-    cases).  Nothing is recomputed: every figure is the Result's.
+    tally, then of a public part its failed cases: each position drawn once in
+    all the exercise's tests, in the test of the first check it costs, cause by
+    cause as the terminal report draws them (:mod:`grader.report.paragraphs`),
+    and every failed case of the check named; of a hidden part, the check's
+    sentence on its hidden cases).  Nothing is recomputed: every figure is the
+    Result's.
     """
+    from grader.report import paragraphs  # (it imports this package)
     parts = []
     for number, exercise in enumerate((e for e in result.exercises if e.submitted), 1):
         tags = [exercise.name, 'counted' if exercise.counted else 'not counted']
         label = exercise_label(exercise) + ('' if exercise.counted else ' (not counted)')
+        drawn = paragraphs.paragraphs(exercise, verbose, max_named=None, hints=False)
         for sub, check in enumerate(exercise.checks, 1):
             base = {'name': f'{label}: {check.name}', 'number': f'{number}.{sub}',
                     'tags': tags, 'hidden': False}
+            own = [p for p in drawn if p.checks and p.checks[0] == check.name]
             if not check.split:
                 parts.append(dict(base, score=check.score, max_score=check.max_score,
                                   passed=check.passed, visibility=check.visibility,
-                                  output=check_text(exercise, check, None, None, max_feedback)))
+                                  output=check_text(exercise, check, None, None, own)))
                 continue
             public, hidden = check.split['public'], check.split['hidden']
             parts.append(dict(base, score=public['score'], max_score=public['max_score'],
                               passed=public['passed'], visibility=public['visibility'],
-                              output=check_text(exercise, check, False, public, max_feedback)))
+                              output=check_text(exercise, check, False, public, own)))
             parts.append(dict(base, name=f'{label}: {check.name} (hidden cases)',
                               number=f'{number}.{sub}h', tags=tags + ['hidden'], hidden=True,
                               score=hidden['score'], max_score=hidden['max_score'],
                               passed=hidden['passed'], visibility=hidden['visibility'],
-                              output=check_text(exercise, check, True, hidden, max_feedback)))
+                              output=check_text(exercise, check, True, hidden)))
     return parts
 
 
-def check_text(exercise, check, hidden=None, part=None, max_feedback=5):
-    """A check's (or one part's) text: the tally, then its failed cases."""
+def check_text(exercise, check, hidden=None, part=None, drawn=()):
+    """A check's (or one part's) text: the tally, then the paragraphs ``drawn`` under it
+    and a line naming the check's other failed cases, those alike together."""
     if part is None:
         tally = f'{check.cases_passed}/{check.cases_total} cases passed'
     else:
@@ -98,12 +105,24 @@ def check_text(exercise, check, hidden=None, part=None, max_feedback=5):
         lines += ['', hidden_line(check)]
     if hidden:
         return '\n'.join(lines)
-    for i, (failure, feedback) in enumerate(shown_failures(check)):
+    for paragraph in drawn:
         lines.append('')
-        lines.append(f"{failure['case']}: {failure['message']}")
-        if feedback and i < max_feedback:
-            lines.append(feedback)
+        lines += [paragraph.title] if paragraph.title else []
+        lines += paragraph.drawing + paragraph.notes
+    said = {case for paragraph in drawn for case in paragraph.cases}
+    failed = [f for f, _ in shown_failures(check) if f['case'] not in said]
+    if failed:
+        lines += ['', f'Failed in {check.name}: ' + '; '.join(_alike(failed)) + '.']
     return '\n'.join(lines)
+
+
+def _alike(failures):
+    """``case: message``, those with the same message together: ``message (a, b, c)``."""
+    cases = {}
+    for failure in failures:
+        cases.setdefault(failure['message'], []).append(failure['case'])
+    return [f'{names[0]}: {message}' if len(names) == 1 else
+            f'{message} ({", ".join(names)})' for message, names in cases.items()]
 
 
 def summary_lines(result):

@@ -6,8 +6,10 @@ submitted exercise; a check graded on hidden cases becomes two tests, the
 public part with the check's visibility and the hidden part with its
 ``hidden_visibility`` (``after_published`` unless grading.yaml says
 otherwise), whose output says only how many of its cases passed, in the
-check's words.  ``execution_time`` is the imports' and the public cases'
-(:func:`grader.engine.public_duration`).  The top-level
+check's words.  A failed public case is drawn once, in the test of the first
+check it costs, with a line of everything it costs; the other tests name it
+(:func:`grader.report.check_parts`).  ``execution_time`` is the imports' and
+the public cases' (:func:`grader.engine.public_duration`).  The top-level
 ``score`` is the assignment's score, so exercises that do not count (best 2
 of 3) are shown without adding to it.
 """
@@ -16,9 +18,6 @@ import json
 from grader.report import check_parts, summary_lines
 from grader.report.files import write_text
 
-MAX_FEEDBACK = 5
-"""Failed cases drawn in full per test; the rest are listed by name."""
-
 
 def document(result):
     """The results.json document as a dict."""
@@ -26,7 +25,7 @@ def document(result):
               'score': p['score'], 'max_score': p['max_score'],
               'status': 'passed' if p['passed'] else 'failed',
               'output': p['output'], 'visibility': p['visibility']}
-             for p in check_parts(result, MAX_FEEDBACK)]
+             for p in check_parts(result)]
     return {
         'score': result.score,
         'execution_time': result.duration_seconds,

@@ -3,15 +3,14 @@
 A heading with the score, the public-checks note when it applies, one table
 with a row per check (and a subtotal row per exercise), the explanation of
 what counted, the facts measured (in their plug-in's words), and the failed
-cases folded under ``<details>`` with the position drawn in a code block.
+cases folded under ``<details>``: each position once, cause by cause, drawn in a
+code block (:mod:`grader.report.grouping`, as the terminal report).
 ``grader check`` appends the same text to ``$GITHUB_STEP_SUMMARY`` when that
 variable is set.
 """
-from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, hidden_line, shown_failures
+from grader.report import PUBLIC_ONLY_NOTE, exercise_label, fact_texts, hidden_line, paragraphs
 from grader.report.files import write_text
 from grader.scoring import fmt
-
-MAX_FEEDBACK = 10
 
 
 def cell(text):
@@ -19,7 +18,9 @@ def cell(text):
     return ' '.join(str(text).split()).replace('|', '\\|')
 
 
-def render(result):
+def render(result, verbose=False):
+    """The summary; ``verbose`` draws every failed public case (as ``--verbose`` does).
+    """
     out = [f'### {cell(result.assignment)}: {fmt(result.score)} / {fmt(result.max_score)}', '']
     if result.hidden_checks_pending:
         out += [f'> **{PUBLIC_ONLY_NOTE}**', '']
@@ -52,29 +53,34 @@ def render(result):
     if problems:
         out.append('')
         out += [f'- **{cell(e.name)}**: {cell(text)}' for e, text in problems]
-    details = _failures(result)
+    details = _failures(result, verbose)
     if details:
         out += ['', '<details><summary>Failed cases</summary>', ''] + details + ['</details>']
     return '\n'.join(out) + '\n'
 
 
-def _failures(result):
-    out, shown = [], 0
+def _failures(result, verbose=False):
+    """Each exercise's failed public cases, each position once, cause by cause
+    (:func:`grader.report.grouping.paragraphs`): the title in bold, the drawing in a
+    code block, the notes as sentences; then what each check says of its hidden cases."""
+    out = []
     for exercise in result.exercises:
+        if not exercise.submitted:
+            continue
+        label = cell(exercise_label(exercise))
+        for paragraph in paragraphs.paragraphs(exercise, verbose):
+            title = f': {cell(paragraph.title)}' if paragraph.title else ''
+            out += [f'**{label}**{title}', '']
+            if paragraph.drawing:
+                text = '\n'.join(paragraph.drawing)
+                fence = '````' if '```' in text else '```'
+                out += [f'{fence}text', text, fence, '']
+            out += [f'{cell(note)}' for note in paragraph.notes] + ([''] if paragraph.notes else [])
         for check in exercise.checks:
             if hidden_line(check):
-                out += [f'**{cell(exercise_label(exercise))} / {cell(check.name)}**: '
-                        f'{cell(hidden_line(check))}', '']
-            for failure, feedback in shown_failures(check):
-                out.append(f"**{cell(exercise_label(exercise))} / {cell(check.name)} / "
-                           f"{cell(failure['case'])}**: {cell(failure['message'])}")
-                out.append('')
-                if feedback and shown < MAX_FEEDBACK:
-                    shown += 1
-                    fence = '````' if '```' in feedback else '```'
-                    out += [f'{fence}text', feedback, fence, '']
+                out += [f'**{label} / {cell(check.name)}**: {cell(hidden_line(check))}', '']
     return out
 
 
-def write(result, path):
-    write_text(path, render(result))
+def write(result, path, verbose=False):
+    write_text(path, render(result, verbose))

@@ -9,7 +9,8 @@ share of the points earned, 0 to 1), ``message`` (shown above the tests),
 
 One test per check of every submitted exercise, a check graded on hidden
 cases split into its public and hidden parts, as for Gradescope (see
-:func:`grader.report.check_parts`).  PrairieLearn shows every test to the
+:func:`grader.report.check_parts`): a failed public case is drawn once, in
+the test of the first check it costs, and named in the others.  PrairieLearn shows every test to the
 student; the Result already holds no board or answer of a hidden case.
 
 PrairieLearn heads the tests with the sum of their points, so the tests add
@@ -23,13 +24,11 @@ import json
 from grader.report import check_parts, summary_lines
 from grader.report.files import write_text
 
-MAX_FEEDBACK = 5
-
 
 def document(result):
     """The results.json document as a dict."""
     tests = []
-    for part in check_parts(result, MAX_FEEDBACK):
+    for part in check_parts(result):
         first = part['output'].split('\n', 1)[0]
         counted = 'not counted' not in part['tags']
         tests.append({'name': part['name'], 'description': ', '.join(part['tags']),

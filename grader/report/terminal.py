@@ -7,9 +7,7 @@ cause), the total, and which exercises counted.  Colour only on a terminal.
 import os
 import sys
 
-from grader.report import PUBLIC_ONLY_NOTE, fact_texts, hidden_line
-
-MAX_FAILURES_SHOWN = 3
+from grader.report import PUBLIC_ONLY_NOTE, fact_texts, hidden_line, paragraphs
 
 
 class Style:
@@ -72,7 +70,7 @@ def exercise_lines(exercise, s, verbose=False, show_failures=True):
     out += [s.bad('  warning: ') + warning for warning in exercise.warnings]
     if exercise.error:
         out.append(s.bad('  error: ') + exercise.error)
-    out += [check_line(check, s) for check in exercise.checks]
+    out += check_lines(exercise.checks, s)
     out += [s.dim(f'  {hidden_line(check)}') for check in exercise.checks if hidden_line(check)]
     out += fact_lines(exercise, s)
     if show_failures:
@@ -88,13 +86,28 @@ def heading(exercise, s):
     return s.bold(f'{head:<58}') + points(exercise.score, exercise.max_score) + counted
 
 
+def check_lines(checks, s):
+    """A line per check; two or more checks that passed no case at all share one line
+    (a placeholder fails them all: the drawn causes below say why)."""
+    none = [c for c in checks if not c.passed and c.cases_total and not c.cases_passed]
+    if len(none) < 2:
+        return [check_line(check, s) for check in checks]
+    lines = [check_line(check, s) for check in checks if check not in none]
+    tallies = ', '.join(f'{c.name} 0/{c.cases_total}' for c in none)
+    lost = points(0, sum(c.max_score for c in none)).strip()
+    lines.insert(0, s.bad('  -- ') + f'{tallies}: no case passed ({lost})')
+    return lines
+
+
 def check_line(check, s):
+    """``-- values 15/22 0.68 / 1.00``: the check's tally and points (the failed cases are
+    drawn below, each once); a failed check without failed cases to draw says why."""
     mark = s.good('  ok ') if check.passed else s.bad('  -- ')
     tally = f'{check.cases_passed}/{check.cases_total}' if check.cases_total else ''
     info = s.dim(' (information)') if check.max_score == 0 else ''
     line = f'{mark}{check.name:<12}{tally:>7}   {points(check.score, check.max_score)}{info}'
-    if not check.passed and check.failures:
-        line += '  ' + check.message.split('; ', 1)[-1]
+    if not check.passed and not check.cases_total and check.message:
+        line += '  ' + check.message
     return line
 
 
@@ -108,22 +121,15 @@ def fact_lines(exercise, s):
 
 
 def failure_lines(exercise, s, verbose):
-    """The failed public cases drawn in full (the first :data:`MAX_FAILURES_SHOWN` unless
-    ``verbose``), then how many more there are."""
-    out, shown = [], 0
-    for check in exercise.checks:
-        for failure in check.failures if verbose else check.failures[:1]:
-            if failure.get('hidden') or not failure.get('feedback'):   # (an older result)
-                continue
-            if not verbose and shown >= MAX_FAILURES_SHOWN:
-                break
-            shown += 1
-            out.append('')
-            out.append(s.bad(f'  {check.name}, case {failure["case"]}: {failure["message"]}'))
-            out.extend('    ' + line for line in failure['feedback'].splitlines())
-    more = sum(len(c.failures) for c in exercise.checks) - shown
-    if shown and more > 0 and not verbose:
-        out.append(s.dim(f'  ... {more} more failed case(s); --verbose shows them all'))
+    """The failed public cases, each position once, cause by cause
+    (:func:`grader.report.grouping.paragraphs`): a title, the drawing, then the notes."""
+    out = []
+    for paragraph in paragraphs.paragraphs(exercise, verbose):
+        out.append('')
+        if paragraph.title:
+            out.append(s.bad(f'  {paragraph.title}'))
+        out.extend(f'    {line}' for line in paragraph.drawing)
+        out.extend(f'    {line}' if paragraph.title else f'  {line}' for line in paragraph.notes)
     return out
 
 
