@@ -29,7 +29,9 @@ def _add_outputs(p):
                      help='a Markdown summary table '
                           '(check also appends it to $GITHUB_STEP_SUMMARY)')
     p.add_argument('--fail-under', type=float, metavar='X', help='exit 1 when the score is below X')
-    p.add_argument('--verbose', '-v', action='store_true', help='show every failed case')
+    p.add_argument('--verbose', '-v', action='store_true',
+                   help='draw every failed case in full (terminal and --markdown); by default '
+                        'each cause is drawn once and the other cases are named')
     p.add_argument('--quiet', '-q', action='store_true', help='print nothing but errors')
     p.add_argument('--jobs', '-j', type=int, default=os.cpu_count() or 1, metavar='N',
                    help='sandboxed workers at once: exercises, and cases given their own '
@@ -280,16 +282,19 @@ def write_reports(results, args, job_summary=False):
 
     writers = tuple(zip(_report_paths(args),
                         ('jsonout', 'gradescope', 'junit', 'markdown', 'prairielearn')))
+    options = {'markdown': {'verbose': args.verbose}}     # the human views draw per --verbose
     for result in results:
         for path, name in writers:
             if path == '-':
-                sys.stdout.write(writer(name).render(result))
+                sys.stdout.write(writer(name).render(result, **options.get(name, {})))
             elif path:
                 writer(name).write(result, per_assignment(path, result.assignment)
-                                   if len(results) > 1 or args.assignment == 'all' else path)
+                                   if len(results) > 1 or args.assignment == 'all' else path,
+                                   **options.get(name, {}))
         summary = os.environ.get('GITHUB_STEP_SUMMARY')
         if job_summary and summary:
-            writer('files').append_text(summary, writer('markdown').render(result))
+            writer('files').append_text(summary, writer('markdown').render(result,
+                                                                           args.verbose))
         if not args.quiet and '-' not in [path for path, _ in writers]:
             if result is not results[0]:
                 print()

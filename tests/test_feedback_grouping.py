@@ -265,11 +265,17 @@ def test_a_flipped_sign_names_its_seven_positions_with_at_most_three_boards(tmp_
 
 
 def test_verbose_draws_every_failed_public_case_in_full(tmp_path, capsys):
+    """``--verbose`` draws each failed position once, in the terminal and in ``--markdown``."""
     source = SUBMISSIONS / 'tictactoe' / 'bug_flag_not_flipped.py'
-    lines, result = grader_check(tmp_path, capsys, [(source, 'tictactoe.py')], '--verbose')
+    summary = tmp_path / 'summary.md'
+    lines, result = grader_check(tmp_path, capsys, [(source, 'tictactoe.py')], '--verbose',
+                                 '--markdown', str(summary))
     text = '\n'.join(lines)
+    cases = failed_cases(result)
+    assert len(cases) > 10
     for check_result in result.exercise('tictactoe').checks:
         for failure in check_result.failures:
             title = f"{failure['case']}: "
             assert sum(line.strip().startswith(title) for line in lines) == 1, title
             assert all(line in text for line in failure['feedback'].splitlines())
+    assert summary.read_text().count('```text') == len(cases)
