@@ -87,16 +87,19 @@ def heading(exercise, s):
 
 
 def check_lines(checks, s):
-    """A line per check; two or more checks that passed no case at all share one line
-    (a placeholder fails them all: the drawn causes below say why)."""
-    none = [c for c in checks if not c.passed and c.cases_total and not c.cases_passed]
-    if len(none) < 2:
+    """A line per check; when no failed check passed a single case (nothing works yet:
+    a placeholder fails them all), two or more of them share one line, in the place of
+    the first, and the causes drawn below say why."""
+    failed = [c for c in checks if not c.passed]
+    none = [c for c in failed if c.cases_total and not c.cases_passed]
+    if len(none) < 2 or len(none) < len(failed):
         return [check_line(check, s) for check in checks]
-    lines = [check_line(check, s) for check in checks if check not in none]
     tallies = ', '.join(f'{c.name} 0/{c.cases_total}' for c in none)
-    lost = points(0, sum(c.max_score for c in none)).strip()
-    lines.insert(0, s.bad('  -- ') + f'{tallies}: no case passed ({lost})')
-    return lines
+    total = sum(c.max_score for c in none)
+    lost = points(0, total).strip() if total else 'information'
+    shared = s.bad('  -- ') + f'{tallies}: no case passed ({lost})'
+    return [shared if check is none[0] else check_line(check, s)
+            for check in checks if check is none[0] or check not in none]
 
 
 def check_line(check, s):
