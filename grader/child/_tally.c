@@ -62,22 +62,22 @@
 
 /* How the counter sees frames.
  *
- * Python 3.9-3.12: a frame-evaluation hook (PEP 523, see evaluate()): every frame the
+ * Python 3.9-3.13: a frame-evaluation hook (PEP 523, see evaluate()): every frame the
  * interpreter evaluates passes through it.  From 3.11 on its frames are the interpreter's
  * own (struct _PyInterpreterFrame, from its internal header), before, frame objects.
+ * Python 3.13 runs the __init__ of a specialised class call (CALL_ALLOC_AND_ENTER_INIT)
+ * inside the caller's evaluation, past any hook: there the hook takes each class's version
+ * tag away, which that specialisation needs (see unversion()).
  *
- * Python 3.13 on: a profile function (see profile()), on frame objects.  There a call of a
- * Python class runs its __init__ inside the caller's evaluation once the call is
- * specialised (CALL_ALLOC_AND_ENTER_INIT), past any evaluation hook: a search recursing
- * through constructors would go unseen.  The profile function also serves on 3.11 and
- * 3.12 where the interpreter's internal headers are not installed (or where the build
- * defines TALLY_NO_HOOK). */
+ * A profile function (see profile()), on frame objects, serves from 3.11 on where the
+ * interpreter's internal headers are not installed (or where the build defines
+ * TALLY_NO_HOOK). */
 #if PY_VERSION_HEX >= 0x030B0000 && !defined(TALLY_NO_HOOK) && defined(__has_include)
 #  if !__has_include(<internal/pycore_frame.h>)
 #    define TALLY_NO_HOOK 1
 #  endif
 #endif
-#if PY_VERSION_HEX >= 0x030D0000 || (PY_VERSION_HEX >= 0x030B0000 && defined(TALLY_NO_HOOK))
+#if (PY_VERSION_HEX >= 0x030B0000 && defined(TALLY_NO_HOOK))
 #  define BY_PROFILE 1
 typedef PyFrameObject frame_t;
 #elif PY_VERSION_HEX >= 0x030B0000
@@ -422,7 +422,11 @@ state_number(PyObject *value)
 static PyCodeObject *
 code_of(frame_t *frame)
 {
-#  if PY_VERSION_HEX >= 0x030B0000
+#  if PY_VERSION_HEX >= 0x030D0000
+    PyCodeObject *code = _PyFrame_GetCode(frame);
+    Py_INCREF(code);
+    return code;
+#  elif PY_VERSION_HEX >= 0x030B0000
     Py_INCREF(frame->f_code);
     return frame->f_code;
 #  else
@@ -1058,6 +1062,56 @@ watch_frames(int on)
 /* The thread whose frames are seen (the case process's main thread), or NULL. */
 static PyThreadState *watched = NULL;
 
+#if PY_VERSION_HEX >= 0x030D0000
+/* Python 3.13 runs the __init__ of a specialised call of a Python class
+ * (CALL_ALLOC_AND_ENTER_INIT) inside its caller's evaluation, past this hook.  That
+ * specialisation needs the class's version tag, so a class is given none from the moment
+ * the hook sees a frame of its __init__ (its first call is never specialised), nor, when a
+ * case's input is given, any class whose calls were specialised already (at import):
+ * tp_versions_used at its ceiling and PyType_Modified, after which the interpreter assigns
+ * it no version again, and every call of it is an ordinary one whose __init__ passes
+ * through here. */
+static PyObject *init_name = NULL;      /* "__init__", interned */
+static PyObject *subclasses_of = NULL;  /* type.__subclasses__, unbound */
+
+static void
+unversion(PyTypeObject *tp)
+{
+    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE) || tp->tp_versions_used == UINT16_MAX) return;
+    tp->tp_versions_used = UINT16_MAX;
+    PyType_Modified(tp);
+}
+
+/* A frame of an __init__ starts: its class (the type of its first argument) is unversioned. */
+static void
+seen_init(frame_t *frame, PyCodeObject *code)
+{
+    PyObject *self;
+    if (code->co_name != init_name || code->co_argcount < 1 || code->co_nlocals < 1) return;
+    self = frame->localsplus[0];
+    if (self && PyCell_Check(self)) self = PyCell_GET(self);
+    if (self) unversion(Py_TYPE(self));
+}
+
+/* Every class, from ``tp`` down, whose calls were specialised already, unversioned. */
+static void
+unversion_specialised(PyTypeObject *tp, int depth)
+{
+    PyObject *subclasses;
+    Py_ssize_t i;
+    if (depth > 100) return;
+    if ((tp->tp_flags & Py_TPFLAGS_HEAPTYPE) && ((PyHeapTypeObject *)tp)->_spec_cache.init)
+        unversion(tp);
+    subclasses = subclasses_of ? PyObject_CallOneArg(subclasses_of, (PyObject *)tp) : NULL;
+    if (!subclasses || !PyList_Check(subclasses)) { Py_XDECREF(subclasses); PyErr_Clear(); return; }
+    for (i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+        PyObject *sub = PyList_GET_ITEM(subclasses, i);
+        if (PyType_Check(sub)) unversion_specialised((PyTypeObject *)sub, depth + 1);
+    }
+    Py_DECREF(subclasses);
+}
+#endif
+
 /* The frame-evaluation hook (PEP 523): every Python frame the interpreter evaluates, on
  * any thread, passes through here -- a call, a generator's resumption, a class body, code
  * run by exec -- and ends here, by return, yield or exception.  No Python code can set or
@@ -1070,6 +1124,9 @@ evaluate(PyThreadState *ts, frame_t *frame, int throwflag)
     PyObject *result;
     if (ts != watched) return _PyEval_EvalFrameDefault(ts, frame, throwflag);
     code = code_of(frame);
+#if PY_VERSION_HEX >= 0x030D0000
+    seen_init(frame, code);
+#endif
     if ((PyObject *)code == trampoline) {
         /* the frame is not linked yet: the current frame is its caller's */
         open_run(PyEval_GetFrame());
@@ -1098,6 +1155,15 @@ static void
 watch_frames(int on)
 {
     PyThreadState *ts = PyThreadState_Get();
+#if PY_VERSION_HEX >= 0x030D0000
+    if (on) {
+        if (!init_name) init_name = PyUnicode_InternFromString("__init__");
+        if (!subclasses_of)
+            subclasses_of = PyObject_GetAttrString((PyObject *)&PyType_Type, "__subclasses__");
+        PyErr_Clear();
+        unversion_specialised(&PyBaseObject_Type, 0);
+    }
+#endif
     watched = on ? ts : NULL;
     _PyInterpreterState_SetEvalFrameFunc(PyThreadState_GetInterpreter(ts),
                                          on ? evaluate : _PyEval_EvalFrameDefault);

@@ -2,7 +2,8 @@
 
 The counting itself is C (:file:`_tally.c`): an audit hook installed in the
 runner before any student code exists, a frame-evaluation hook (a profile
-function on Python 3.13) set in a case process when its input is given
+function where the interpreter's internal headers are missing) set in a case
+process when its input is given
 (:func:`given`), tallies kept in a C block,
 and that block read by the runner from the *stopped* case process
 (``/proc/PID/mem``) -- never taken from the case's reply, never passing
