@@ -317,7 +317,7 @@ def test_an_answer_without_its_own_expansions_earns_nothing_beside_a_counted_sea
     assert not facts['searched']
     validity = {o.case: o for o in outcomes if o.check == 'validity'}
     assert validity and not any(o.passed for o in validity.values())
-    assert 'fewer times on this start' in validity['length-15'].message
+    assert 'fewer different states on this start' in validity['length-15'].message
     others = [o for name, o in validity.items() if name != 'length-15']
     assert others and all(o.message.startswith('answered from a table') for o in others)
     # Honest, the same replies keep every answer.
@@ -328,12 +328,12 @@ def test_an_answer_without_its_own_expansions_earns_nothing_beside_a_counted_sea
                  for name, reply in honest(cases).items()}
     uncounted['length-15'] = search_reply(table, 15, replies['length-15'].cpu)
     outcomes, _ = reviewed(cases, settings, uncounted, hidden={'length-15'})
-    assert not any('fewer times on this start' in o.message for o in outcomes)
+    assert not any('fewer different states on this start' in o.message for o in outcomes)
     # And on a public start the short count voids every answer as well.
     outcomes, facts = reviewed(cases, settings, replies)
     assert not facts['searched']
     assert not any(o.passed for o in outcomes if o.check == 'validity')
-    assert 'fewer times on this start' in next(o.message for o in outcomes
+    assert 'fewer different states on this start' in next(o.message for o in outcomes
                                                if o.check == 'validity' and o.case == 'length-15')
 
 
@@ -368,7 +368,7 @@ def test_a_table_with_calls_for_show_beyond_its_path_earns_nothing(cases, settin
     assert set(validity) == set(HEAVY)
     assert not any(o.passed for o in outcomes if o.check in judge.ANSWER_CHECKS)
     assert all(o.kind == 'no search' for o in validity.values())
-    assert 'fewer times on this start' in validity['length-20-a'].message
+    assert 'fewer different states on this start' in validity['length-20-a'].message
     assert validity['length-10'].message.startswith('answered from a table')
     # As many calls as any A* makes, but on the path's states again and again: no A*.
     repeated = decoy_replies(cases)

@@ -191,19 +191,19 @@ HARD_TIMEOUT = ('A hard case: only a search that keeps the open list in a heap (
                 'and the closed list in a set answers it in time.')
 NO_SEARCH = ('answered without a search: on every start of ten moves or more {how}, and the CPU '
              'time shows no search either (a table of answers earns nothing){heavy_import}')
-NO_SEARCH_HERE = ('answered without a search: FindNextStates was called fewer times on this start '
-                  'than any A* with an admissible heuristic expands on it, though the search '
-                  'was counted on other starts (a table of answers earns nothing; a heuristic '
-                  'that overestimates is not one of the sheet)')
-NO_SEARCH_TABLE = ('answered from a table: on other starts FindNextStates was called fewer times '
-                   'than any A* with an admissible heuristic expands there, though the search was '
-                   'counted on the public starts; a submission that answers some starts without '
-                   'a search earns nothing on any')
+NO_SEARCH_HERE = ('answered without a search: FindNextStates was called on fewer different states '
+                  'on this start than any A* with an admissible heuristic expands on it, though '
+                  'the search was counted on other starts (a table of answers earns nothing; a '
+                  'heuristic that overestimates is not one of the sheet)')
+NO_SEARCH_TABLE = ('answered from a table: on other starts FindNextStates was called on fewer '
+                   'different states than any A* with an admissible heuristic expands there, '
+                   'though the search was counted on the public starts; a submission that answers '
+                   'some starts without a search earns nothing on any')
 NO_SEARCH_DECOY = ('answered from a table: on some start FindNextStates was called on more states '
-                   'than the path\'s, yet fewer times than any A* with a heuristic of the sheet '
-                   'expands there, and no answer is longer than a shortest path (as a search '
-                   'whose heuristic overestimates gives some); calls made for show beside a table '
-                   'of answers are no search, and such a submission earns nothing on any start')
+                   'than the path\'s, yet on fewer different states than any A* with a heuristic '
+                   'of the sheet expands there, and no answer is longer than a shortest path (as '
+                   'some are of a search whose heuristic overestimates); calls made for show '
+                   'beside a table of answers are no search, and earn nothing on any start')
 ANSWER_CHECKS = ('validity', 'optimality', 'timeouts', 'hard', 'heuristic')
 
 UNSOLVABLE_TIMEOUT = (
