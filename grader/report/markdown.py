@@ -61,8 +61,8 @@ def render(result, verbose=False):
 
 def _failures(result, verbose=False):
     """Each exercise's failed public cases, each position once, cause by cause
-    (:func:`grader.report.grouping.paragraphs`): the title in bold, the drawing in a
-    code block, the notes as sentences; then what each check says of its hidden cases."""
+    (:func:`grader.report.paragraphs.paragraphs`): the title in bold, the drawing in a
+    code block, the notes as a list; then what each check says of its hidden cases."""
     out = []
     for exercise in result.exercises:
         if not exercise.submitted:
@@ -75,7 +75,8 @@ def _failures(result, verbose=False):
                 text = '\n'.join(paragraph.drawing)
                 fence = '````' if '```' in text else '```'
                 out += [f'{fence}text', text, fence, '']
-            out += [f'{cell(note)}' for note in paragraph.notes] + ([''] if paragraph.notes else [])
+            notes = [f'- {cell(note)}' for note in paragraph.notes]
+            out += notes + [''] if notes else []
         for check in exercise.checks:
             if hidden_line(check):
                 out += [f'**{label} / {cell(check.name)}**: {cell(hidden_line(check))}', '']
