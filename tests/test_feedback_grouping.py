@@ -139,7 +139,7 @@ def test_the_same_answer_on_every_case_is_said_once_and_drawn_nowhere():
                 for case, v in (('near-end', -1), ('opening', 0), ('middle', 1))]
     ex = exercise(check('values', failures), check('moves', failures))
     [said] = paragraphs.paragraphs(ex)
-    assert said.title == f'All 3 failed cases: {none}' and not said.drawing
+    assert said.title == f'The same on 3 cases: {none}' and not said.drawing
     assert said.notes[-1].startswith('Costs: values, moves, on near-end, opening, middle;')
     assert len(paragraphs.paragraphs(ex, verbose=True)) == 3          # --verbose draws each
     timeouts = [failure(c, 'timed out after 2.40 s of CPU time', *board(c)) for c in 'xy']
@@ -279,3 +279,15 @@ def test_verbose_draws_every_failed_public_case_in_full(tmp_path, capsys):
             assert sum(line.strip().startswith(title) for line in lines) == 1, title
             assert all(line in text for line in failure['feedback'].splitlines())
     assert summary.read_text().count('```text') == len(cases)
+
+
+def test_a_position_is_titled_by_its_first_failure_that_is_not_a_consequence():
+    """Whatever order the checks come in, the position's title, answer and cause are
+    those of the failure that says what is wrong."""
+    costs = wrong_value('a-1')
+    ex = exercise(check('timeouts', [costs['timeouts']]), check('values', [costs['values']]))
+    [found] = grouping.failed_positions(ex)
+    assert found.message == 'value +1, expected -1' and found.cause == SIGN
+    assert [(c.check, c.consequence) for c in found.costs] == [('timeouts', True),
+                                                              ('values', False)]
+    assert found.drawing.count(SIGN) == 1

@@ -124,20 +124,37 @@ class Grouping:
 
 def failed_positions(exercise):
     """Every failed public case of ``exercise`` once, in the order first failed (check by
-    check, each in fixture order), its failures merged."""
-    found = {}
+    check, each in fixture order), its failures merged (:func:`position`)."""
+    failures = {}
     for check in exercise.checks:
         for failure in check.failures:
-            if failure.get('hidden'):       # (a result of an earlier version)
-                continue
-            lines = (failure.get('feedback') or '').splitlines()
-            position = found.get(failure['case'])
-            if position is None:
-                found[failure['case']] = _position(failure['case'], check.name,
-                                                   failure['message'], lines)
-            else:
-                _add(position, check.name, failure['message'], lines)
-    return list(found.values())
+            if not failure.get('hidden'):       # (a hidden one: a result of an earlier version)
+                failures.setdefault(failure['case'], []).append((check.name, failure))
+    return [position(case, found) for case, found in failures.items()]
+
+
+def position(case, failures):
+    """The :class:`Position` of ``case`` from its ``[(check, failure)]`` in check order.
+
+    Its title, answer and cause are those of its first failure that is not a
+    consequence (of its first failure when all are); the drawing is that
+    failure's feedback, then each line another failure adds, a consequence's
+    closing sentence left out.  The costs keep the check order.
+    """
+    lead = next((f for _, f in failures if CONSEQUENCE not in f['message']), failures[0][1])
+    lines = _lines(lead)
+    found = Position(case, lead['message'], list(lines),
+                     returned=next((line for line in lines if line.startswith('returned')), ''),
+                     cause=_cause(lines))
+    for check, failure in failures:
+        lines = _lines(failure)
+        drawn = set(found.drawing)
+        consequence = CONSEQUENCE in failure['message'] and \
+            all(line in drawn for line in lines[:-1])
+        if not consequence:
+            found.drawing += [line for line in lines if line not in drawn]
+        found.costs.append(Cost(check, failure['message'], consequence))
+    return found
 
 
 def group(exercise):
@@ -155,21 +172,8 @@ def group(exercise):
     return Grouping(causes, consequences)
 
 
-def _position(case, check, message, lines):
-    consequence = CONSEQUENCE in message
-    return Position(case, message, list(lines), [Cost(check, message, consequence)],
-                    returned=next((line for line in lines if line.startswith('returned')), ''),
-                    cause=_cause(lines))
-
-
-def _add(position, check, message, lines):
-    """One more failed check of ``position``: drawn only with what it adds."""
-    drawn = set(position.drawing)
-    new = [line for line in lines if line not in drawn]
-    consequence = CONSEQUENCE in message and all(line in drawn for line in lines[:-1])
-    if not consequence:
-        position.drawing += new
-    position.costs.append(Cost(check, message, consequence))
+def _lines(failure):
+    return (failure.get('feedback') or '').splitlines()
 
 
 def _cause(lines):

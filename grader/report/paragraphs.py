@@ -82,8 +82,8 @@ class _Words:
         notes = [shown.cause] if shown.cause and not _same(shown.cause, shown.message) else []
         hint = ' (--verbose draws each)' if self.hints else ''
         notes.append(f'Costs: {", ".join(cause.checks())}, on {self.names(cause.positions)}; '
-                     f'the same whatever the position, so none is drawn{hint}.')
-        return Paragraph(f'All {len(cause.positions)} failed cases: {shown.message}', [], notes,
+                     f'no position is to blame, so none is drawn{hint}.')
+        return Paragraph(f'The same on {len(cause.positions)} cases: {shown.message}', [], notes,
                          cause.checks(), [p.case for p in cause.positions])
 
     def named(self, cause):
