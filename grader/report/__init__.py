@@ -13,6 +13,12 @@ result stored by an earlier version may hold).
 - :mod:`markdown` -- ``--markdown`` and the GitHub Actions job summary;
 - :mod:`prairielearn` -- ``--prairielearn``, PrairieLearn's external-grader results.json;
 - :mod:`csvfile` -- every CSV file the grader writes (formula cells neutralised).
+
+The human views (terminal, Markdown, the platforms' test outputs, the class's
+feedback) show the failed public cases grouped the one way
+:mod:`grouping` groups them and :mod:`paragraphs` words them: each position
+once with every check it costs, cause by cause.  JSON, JUnit and the check
+results keep one outcome per check and case.
 """
 from grader.scoring import fmt
 

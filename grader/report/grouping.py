@@ -54,10 +54,11 @@ class Position:
 
     case: str
     message: str
-    """The message of its first failed check: the title of its drawing."""
+    """The message of the failure that says what is wrong: the title of its drawing."""
     drawing: list = field(default_factory=list)
     costs: list = field(default_factory=list)
     returned: str = ''
+    """Its ``returned: ...`` line ('' when the feedback has none)."""
     cause: str = ''
     """The judge's sentence on the likely cause ('' when the feedback has none)."""
 
@@ -85,6 +86,9 @@ class Cause:
     """The positions that fail for one likely cause, the one to draw first."""
 
     positions: list
+    everywhere: bool = False
+    """It is the exercise's only cause and its positions (more than one) failed the same
+    way with the same answer: no position is to blame, so none needs drawing."""
 
     @property
     def shown(self):
@@ -94,11 +98,8 @@ class Cause:
     def others(self):
         return self.positions[1:]
 
-    everywhere: bool = False
-    """Every failed case of the exercise (more than one) failed the same way, with the
-    same answer: no position is to blame, so none needs drawing."""
-
     def alike(self):
+        """Whether every position has the same message, answer and cause sentence."""
         first = self.shown
         return len(self.positions) > 1 and all(
             (p.message, p.returned, p.cause) == (first.message, first.returned, first.cause)
@@ -160,12 +161,12 @@ def position(case, failures):
 def group(exercise):
     """The :class:`Grouping` of ``exercise``'s failed public cases."""
     causes, consequences = {}, []
-    for position in failed_positions(exercise):
-        if position.consequence_only:
-            consequences.append(position)
+    for found in failed_positions(exercise):
+        if found.consequence_only:
+            consequences.append(found)
             continue
-        key = _NUMBER.sub('#', position.cause or position.message)
-        causes.setdefault(key, []).append(position)
+        key = _NUMBER.sub('#', found.cause or found.message)
+        causes.setdefault(key, []).append(found)
     causes = [Cause(positions) for positions in causes.values()]
     if len(causes) == 1:
         causes[0].everywhere = causes[0].alike()

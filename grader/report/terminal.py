@@ -1,8 +1,11 @@
 """The terminal report of ``grader check`` / ``grader grade``.
 
-A compact table per exercise, then the failures drawn as a teaching
-assistant would (position, what was returned, what was expected, the likely
-cause), the total, and which exercises counted.  Colour only on a terminal.
+A compact table per exercise, then the failed public cases as a teaching
+assistant writes them (:mod:`grader.report.paragraphs`): each position once
+(its board, what was returned, what was expected, the likely cause, then a
+line of every check it costs), up to three causes drawn and the other
+positions named, ``--verbose`` drawing each; then the total, and which
+exercises counted.  Colour only on a terminal.
 """
 import os
 import sys
