@@ -262,6 +262,15 @@ def test_a_flipped_sign_names_its_seven_positions_with_at_most_three_boards(tmp_
     assert 'robustness (well-formed, but the value is wrong)' in text
     assert 'but the value is wrong' not in '\n'.join(line for line in lines
                                                     if not line.strip().startswith('Costs:'))
+    # every human view draws min-after-block once; the JSON keeps each check's 7 outcomes
+    views = {'markdown': markdown.render(result), 'platform tests': ''.join(
+        part['output'] for part in check_parts(result))}
+    for name, view in views.items():
+        assert view.count(' ---+---+---\n  X | O |        0 1 2') == 1, name
+        assert 0 < view.count('---+---+---') <= 2 * 3, name
+    checks = {c.name: c for c in result.exercise('tictactoe').checks}
+    assert [len(checks[name].failures) for name in ('values', 'robustness', 'timeouts')] == \
+        [7, 7, 7]
 
 
 def test_verbose_draws_every_failed_public_case_in_full(tmp_path, capsys):
