@@ -101,8 +101,9 @@ def check_lines(checks, s):
     total = sum(c.max_score for c in none)
     lost = points(0, total).strip() if total else 'information'
     shared = s.bad('  -- ') + f'{tallies}: no case passed ({lost})'
+    merged = {id(c) for c in none[1:]}
     return [shared if check is none[0] else check_line(check, s)
-            for check in checks if check is none[0] or check not in none]
+            for check in checks if id(check) not in merged]
 
 
 def check_line(check, s):
@@ -128,7 +129,7 @@ def fact_lines(exercise, s):
 
 def failure_lines(exercise, s, verbose):
     """The failed public cases, each position once, cause by cause
-    (:func:`grader.report.grouping.paragraphs`): a title, the drawing, then the notes."""
+    (:func:`grader.report.paragraphs.paragraphs`): a title, the drawing, then the notes."""
     out = []
     for paragraph in paragraphs.paragraphs(exercise, verbose):
         out.append('')
