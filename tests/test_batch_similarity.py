@@ -54,9 +54,22 @@ def test_copies_are_flagged_and_the_honest_pair_is_not():
                                ('from_known', 'known:tictactoe.py')}
     exact = next(p for p in report.pairs if p.a.name == 'copy_b')
     assert (exact.match.share_a, exact.match.share_b) == (1.0, 1.0)
-    # every pair of different files was compared once: 4 different hand-ins, 6 pairs, and
-    # each with the known solution
-    assert report.compared == 6 + 4
+    # only the pairs of different files that share a fingerprint were looked at (of the 6
+    # pairs of the 4 different hand-ins and their 4 pairs with the known solution), once
+    assert report.compared == len(sharing_pairs(codes, known)) < 6 + 4
+    assert frozenset({'honest_a', 'honest_b'}) not in sharing_pairs(codes, known)
+
+
+def sharing_pairs(codes, known, template=TEMPLATE):
+    """The pairs of different files (by name) that share a fingerprint, by brute force."""
+    boilerplate = similarity.every_kgram(template, SETTINGS)
+    files = {c.digest: c for c in known + codes}
+    prints = {d: similarity.fingerprint(c.text, SETTINGS, boilerplate)
+              for d, c in files.items()}
+    return {frozenset({files[a].name, files[b].name})
+            for a, b in itertools.combinations(sorted(files), 2)
+            if not (files[a].known and files[b].known)
+            and similarity.shared(prints[a], prints[b])}
 
 
 def test_a_renamed_reordered_copy_ranks_above_every_honest_pair():
@@ -127,18 +140,18 @@ def test_the_handouts_template_is_left_out():
 
 PRINTS = ('import json, sys; from grader.batch import similarity; '
           'p = similarity.fingerprint(sys.stdin.read(), similarity.Settings()); '
-          'print(json.dumps([hash("salt"), sorted(p.hashes.items())]))')
+          'print(json.dumps([hash("salt"), p.hashes.tolist(), p.starts.tolist()]))')
 
 
 def test_fingerprints_are_the_same_in_every_process():
     """Stable hashes (not Python's salted ``hash``): what one process or Dask worker stored
     compares with what another computes."""
-    salt, there = json.loads(subprocess.run(
+    salt, *there = json.loads(subprocess.run(
         [sys.executable, '-c', PRINTS], input=text('honest_b'), capture_output=True,
         text=True, check=True, env={'PYTHONHASHSEED': '0', 'PATH': '/usr/bin:/bin'}).stdout)
     assert salt != hash('salt')             # another process, salted otherwise
-    here = sorted(similarity.fingerprint(text('honest_b'), SETTINGS).hashes.items())
-    assert there == json.loads(json.dumps(here))
+    here = similarity.fingerprint(text('honest_b'), SETTINGS)
+    assert there == [here.hashes.tolist(), here.starts.tolist()] and len(there[0]) > 50
 
 
 def test_code_that_does_not_parse_is_still_compared():
@@ -175,18 +188,25 @@ def compared_class(tmp_path, policy):
 def test_a_resumed_batch_compares_only_the_files_that_changed(compared_class):
     book, course, run_id = compared_class
     first = copies.run(book, course)
-    assert first.compared == 10 and first.cached == 0
+    codes, known = the_class()
+    assert first.compared == len(sharing_pairs(codes, known)) and first.cached == 0
     assert flagged(first) == {('copy_b', 'honest_b'), ('honest_a', 'renamed_a'),
                               ('from_known', 'known:tictactoe/public.py')}
     again = copies.run(book, course)
-    assert (again.compared, again.cached) == (0, 14)
+    # the 4 different hand-ins' 6 pairs and their 4 pairs with the known solution
+    assert (again.compared, again.cached) == (0, 6 + 4)
     assert [(p.a.name, p.b.name, p.match) for p in again.pairs] == \
         [(p.a.name, p.b.name, p.match) for p in first.pairs]
     # honest_b hands in again, now a copy of honest_a with a comment of its own: that
-    # file is compared with the 4 others (copy_b among them) and the known solution
+    # file is compared with those of the 4 others (copy_b's among them) and the known
+    # solution that share a fingerprint with it, and no other pair
     store(book, 'honest_b', text('honest_a') + '# my own work\n', run_id)
     changed = copies.run(book, course)
-    assert changed.compared == 5
+    new = copies.Code('honest_b', text('honest_a') + '# my own work\n')
+    others = [c for c in codes if c.name != 'honest_b'] + known
+    assert changed.compared == sum(1 for c in others if {'honest_b', c.name} in
+                                   sharing_pairs([new], [c] if c.known else [])
+                                   | sharing_pairs([new, c], [])) > 0
     assert ('honest_a', 'honest_b') in flagged(changed)
     assert ('copy_b', 'honest_b') not in flagged(changed)
     # ... and once more, the very file of honest_a: nothing to compare, and a copy

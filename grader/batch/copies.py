@@ -20,13 +20,16 @@ looks for it.  A known solution belongs to an exercise when its name is one
 of the exercise's file names, or when it is a ``.py`` file in a folder
 named after the exercise.
 """
+import collections
 import hashlib
 import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.batch import archives, identity, similarity
+import numpy
+
+from grader.batch import archives, fingerprints, identity, similarity
 
 KNOWN = 'known:'
 """The prefix of a known solution's name in ``similarity.csv`` (its path in the folder)."""
@@ -67,15 +70,21 @@ class Report:
     pairs: list = field(default_factory=list)
     """The flagged :class:`Pair` s, most alike first within each exercise."""
     compared: int = 0
-    """Pairs of files compared in this run (the others were read from the gradebook)."""
+    """Pairs of files looked at in this run: those sharing a fingerprint, one of them new
+    (pairs sharing none are never looked at; the others were compared in an earlier run)."""
+    measured: int = 0
+    """Of these, the pairs whose shares were measured (the others share too little to be
+    flagged, whatever their shares)."""
     cached: int = 0
-    """Pairs of files whose comparison was read from the gradebook."""
+    """Pairs of different files compared in an earlier run (their results in the gradebook)."""
+    common: int = 0
+    """Fingerprints left out as code most of the class holds."""
     seconds: float = 0.0
 
 
 def settings_of(config):
     """The :class:`similarity.Settings` of grading.yaml's ``similarity`` mapping."""
-    keys = ('threshold', 'min_tokens')
+    keys = ('threshold', 'min_tokens', 'common_share')
     return similarity.Settings(**{k: config[k] for k in keys if k in config})
 
 
@@ -146,87 +155,140 @@ def hand_ins(book, policy):
 
 
 def compare_class(exercise, codes, known, settings, template='', cache=None):
-    """Compare every pair of ``codes`` and each of them with each of ``known``: a
-    :class:`Report` of the flagged pairs.  ``cache`` (a :class:`Cache`, or None) gives
-    the pairs of files compared before and keeps those compared now."""
+    """Compare ``codes`` (hand-ins) with each other and with each of ``known``: a
+    :class:`Report` of the flagged pairs.  Only pairs of files that share fingerprints are
+    compared (:class:`fingerprints.Index`); the fingerprints most of the class holds are
+    boilerplate (:func:`fingerprints.common`).  ``cache`` (a :class:`Cache`, or None) gives
+    the files' prints and the pairs compared before, and keeps those compared now."""
     started = time.monotonic()
-    report = Report()
-    boilerplate = similarity.every_kgram(template, settings) if template else frozenset()
-    digest = settings.digest(hashlib.sha256(template.encode()).hexdigest())
+    boilerplate = similarity.every_kgram(template, settings) if template else None
+    base = settings.digest(hashlib.sha256(template.encode()).hexdigest())
+    files = {c.digest: c for c in known}
+    files.update({c.digest: c for c in codes})
+    order = sorted(files)
+    prints = cache.stored_prints(base, set(files)) if cache else {}
+    fresh = {d: similarity.fingerprint(files[d].text, settings, boilerplate)
+             for d in order if d not in prints}
+    prints.update(fresh)
+    if cache and fresh:
+        cache.keep_comparisons(exercise, base, {}, set(), fresh)
+    held = collections.Counter(c.digest for c in codes)
+    shared = fingerprints.common([prints[d] for d in order if d in held],
+                                 [held[d] for d in order if d in held],
+                                 settings.common_share, settings.common_class)
+    lean = [prints[d].without(shared) for d in order]
+    digest = settings.digest(hashlib.sha256(template.encode()).hexdigest(),
+                             hashlib.sha256(shared.tobytes()).hexdigest())
     done = cache.compared_files(exercise, digest) if cache else set()
-    files = {c.digest: c for c in codes + known}
-    prints = cache.stored_prints(digest, set(files)) if cache else {}
-    fresh = set()
-
-    def prints_of(d):
-        if d not in prints:
-            prints[d] = similarity.fingerprint(files[d].text, settings, boilerplate)
-            fresh.add(d)
-        return prints[d]
-
-    def spanned(d):
-        return prints_of(d).spanned(files[d].text)
-
     found = cache.similar_pairs(exercise, digest) if cache else {}
-    new_matches = {}
-    for a, b in _pairs(codes, known):
-        key = tuple(sorted((a.digest, b.digest)))
-        if key[0] == key[1]:        # the same file: nothing to compare, all of it matches
-            if key not in found:
-                found[key] = _identical(spanned(key[0]), settings)
-            continue
-        if key in new_matches or (key[0] in done and key[1] in done):
-            report.cached += key not in new_matches
-            continue
-        report.compared += 1
-        new_matches[key] = _compare(prints_of(key[0]), prints_of(key[1]), settings,
-                                    lambda: (spanned(key[0]), spanned(key[1])))
-    flagged = {k: m for k, m in new_matches.items() if m is not None}
-    if cache:
-        cache.keep_comparisons(exercise, digest, flagged, set(files) - done,
-                               {d: prints[d] for d in fresh})
-    found.update(flagged)
-    found = {k: m for k, m in found.items() if m is not None}
-    for a, b in _pairs(codes, known):
-        key = (a.digest, b.digest)
-        match = found.get(key) or _swapped(found.get(key[::-1]))
+    report = Report(common=len(shared))
+    matches = _compare_new(order, lean, [d in done for d in order],
+                           [d not in held for d in order], settings, report)
+    for i, d in enumerate(order):
+        if held[d] > 1 and (d, d) not in found:
+            matches[d, d] = _flagged(similarity.compare(lean[i], lean[i]), settings)
+    flagged = {}
+    for (i, j), match in matches.items():
         if match is not None:
-            report.pairs.append(Pair(exercise, a, b, match))
-    report.pairs.sort(key=lambda p: (-p.share, p.a.name, p.b.name))
+            a, b = order[i] if isinstance(i, int) else i, order[j] if isinstance(j, int) else j
+            flagged[a, b] = _with_spans(match, lean[order.index(a)], lean[order.index(b)],
+                                        files[a], files[b])
+    if cache:
+        cache.keep_comparisons(exercise, digest, flagged, set(files) - done)
+    found.update(flagged)
+    report.cached = _old_pairs(order, done, held)
+    report.pairs = _listed(exercise, codes, known, found)
     report.seconds = time.monotonic() - started
     return report
 
 
-def _pairs(codes, known):
-    """Every pair of hand-ins (by name), then every hand-in with every known solution."""
-    codes = sorted(codes, key=lambda c: c.name)
-    yield from itertools.combinations(codes, 2)
-    for code in codes:
-        for solution in known:
-            yield code, solution
+def _compare_new(order, lean, old, is_known, settings, report):
+    """``{(i, j): Match or None}`` of the pairs of files (by place in ``order``) with one
+    new file at least (``old[i]``: compared before) that share fingerprints and could be
+    flagged (the bound on what can match tried first: most share little)."""
+    index = fingerprints.Index.of(lean)
+    old, is_known = numpy.array(old, dtype=bool), numpy.array(is_known, dtype=bool)
+    coverage = numpy.array([p.coverage for p in lean])
+    repeats = numpy.array([_most_repeated(p) for p in lean])
+    out = {}
+    for i in numpy.flatnonzero(~old).tolist():
+        counts = index.sharing(numpy.unique(lean[i].hashes))
+        counts[i] = 0
+        if is_known[i]:
+            counts[is_known] = 0
+        counts[:i][~old[:i]] = 0            # a pair of two new files once, from the later one
+        others = numpy.flatnonzero(counts)
+        report.compared += len(others)
+        bound_i = numpy.minimum(coverage[i], settings.k * counts[others] * repeats[i])
+        bound_j = numpy.minimum(coverage[others], settings.k * counts[others] * repeats[others])
+        worth = ((numpy.minimum(bound_i, bound_j) >= settings.min_tokens)
+                 & ((bound_i >= settings.threshold * coverage[i])
+                    | (bound_j >= settings.threshold * coverage[others])))
+        for j in others[worth].tolist():
+            report.measured += 1
+            a, b = (i, j) if order[i] < order[j] else (j, i)
+            out[a, b] = _flagged(similarity.compare(lean[a], lean[b]), settings)
+    return out
 
 
-def _compare(a, b, settings, spanned):
-    """The :class:`similarity.Match` of two files' prints when flagged, else None (the
-    bound on what can match is tried first: most pairs share little; ``spanned()`` gives
-    the two prints with their spans, for a pair worth comparing in full)."""
-    common = a.keys & b.keys
-    if not common:
-        return None
-    bound_a = settings.k * sum(len(a.hashes[h]) for h in common)
-    bound_b = settings.k * sum(len(b.hashes[h]) for h in common)
-    if min(bound_a, bound_b) < settings.min_tokens or (
-            bound_a < settings.threshold * a.coverage
-            and bound_b < settings.threshold * b.coverage):
-        return None
-    match = similarity.compare(*spanned())
+def _most_repeated(prints):
+    """How many times the most repeated fingerprint of a file occurs in it."""
+    if not len(prints.hashes):
+        return 0
+    return int(numpy.unique(prints.hashes, return_counts=True)[1].max())
+
+
+def _flagged(match, settings):
     return match if settings.flagged(match.share_a, match.share_b, match.tokens) else None
 
 
-def _identical(prints, settings):
-    """The :class:`similarity.Match` of a file with itself when flagged, else None."""
-    match = similarity.compare(prints, prints)
-    return match if settings.flagged(match.share_a, match.share_b, match.tokens) else None
+def _with_spans(match, a, b, code_a, code_b):
+    """``match`` with the matched regions of each file (its tokens read again if need be)."""
+    a.spanned(code_a.text)
+    b.spanned(code_b.text)
+    return similarity.spanned(match, a, b)
+
+
+def _old_pairs(order, done, held):
+    """How many pairs of different files were compared in an earlier run."""
+    hand_ins = sum(1 for d in order if d in done and d in held)
+    solutions = sum(1 for d in order if d in done and d not in held)
+    return hand_ins * (hand_ins - 1) // 2 + hand_ins * solutions
+
+
+def _listed(exercise, codes, known, found):
+    """The :class:`Pair` s of hand-ins (and of a hand-in and a known solution) whose files'
+    match is in ``found`` (``{(hash_a, hash_b): Match}``, ``hash_a <= hash_b``)."""
+    by_file = collections.defaultdict(list)
+    for code in sorted(codes, key=lambda c: c.name):
+        by_file[code.digest].append(code)
+    solutions = collections.defaultdict(list)
+    for solution in known:
+        solutions[solution.digest].append(solution)
+    pairs = []
+    for (x, y), match in found.items():
+        if match is None:
+            continue
+        for a, b, oriented in _pairs_of(x, y, match, by_file, solutions):
+            pairs.append(Pair(exercise, a, b, oriented))
+    pairs.sort(key=lambda p: (-p.share, p.a.name, p.b.name))
+    return pairs
+
+
+def _pairs_of(x, y, match, by_file, solutions):
+    """``(a, b, match as seen from a)`` of every pair of hand-ins (by name) and of a
+    hand-in and a known solution whose files are ``x`` and ``y``."""
+    ends = [(x, y, match), (y, x, _swapped(match))] if x != y else [(x, x, match)]
+    for one, other, seen in ends:
+        for a in by_file.get(one, []):
+            for b in solutions.get(other, []):
+                yield a, b, seen
+    if x == y:
+        yield from ((a, b, match) for a, b in itertools.combinations(by_file.get(x, []), 2))
+        return
+    for a in by_file.get(x, []):
+        for b in by_file.get(y, []):
+            yield (a, b, match) if a.name < b.name else (b, a, _swapped(match))
 
 
 def _swapped(match):

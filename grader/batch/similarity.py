@@ -1,52 +1,40 @@
-"""How much of two Python files is the same code, whatever the names and the order.
+"""How much of two Python files is the same code, whatever a copier did to disguise it.
 
-A file is read into *units*: each function (a method is a unit of its own)
-and the module's remaining code.  Each unit becomes a stream of tokens in
-which what a copier can change without changing the program is gone:
+Each file is read into units of normalised tokens (:mod:`grader.batch.codetokens`:
+parsed, put in a canonical form that undoes the usual obfuscations, names as
+the order of their first use).  Fingerprints are hashed k-grams of a unit's
+tokens, chosen by winnowing (copydetect's :func:`copydetect.utils.winnow`, the
+MOSS algorithm), never spanning two units, so the same functions in another
+order have the same fingerprints.
 
-- comments, docstrings (and every other string statement), blank lines and
-  the layout of a line are dropped;
-- every name the file binds (functions, classes, parameters, variables,
-  attributes it assigns, import aliases) becomes its order of first use in
-  the unit (``#1``, ``#2``...): renaming changes nothing, while the way the
-  names flow through the code (which one is read where) is kept; names the
-  file does not bind (``len``, ``range``, ``math.inf``) stay as written;
-- string literals become one token; numbers, keywords and operators stay;
-- a block opens and closes as a token (``{``/``}``) and a statement ends
-  with ``;``: the code's structure is part of the stream.
-
-Fingerprints are hashed k-grams of a unit's tokens, chosen by winnowing
-(copydetect's :func:`copydetect.utils.winnow`, the MOSS algorithm), never
-spanning two units, so the same functions in another order have the same
-fingerprints.  The hashes are stable (BLAKE2b, not Python's salted
+A k-gram is hashed with its names *parameterised* (Baker's p-strings): a name
+is the distance back to the same name within the k-gram, or 0 at its first
+use there.  So a run of code matches whatever its names and whatever comes
+before it: a block moved into a helper of its own, or a function with unused
+variables added before it, keeps its fingerprints.  The hashes are stable
+(BLAKE2b of each word, combined with fixed arithmetic; not Python's salted
 ``hash``), so fingerprints compare across processes and runs.  Fingerprints
 found in the handout's template (every k-gram of it, not only the winnowed
-ones) are boilerplate and left out.
+ones) are boilerplate and left out, as are those the caller says most of a
+class shares (:meth:`Prints.without`).
 
 :func:`compare` gives the share of each file's fingerprinted tokens that the
-other one also holds, and the matched character spans of each for the
-side-by-side view.  Two short independent solutions share idioms, not
-long runs of identical structure: a pair counts as a copy only when enough
-tokens match (:attr:`Settings.min_tokens`) as well as a large share.
+other one also holds; :func:`matched_spans` the matched regions of each file
+for the side-by-side view, merged across the code the normalisation set
+aside (an inserted no-op does not cut a region in two) and across gaps of a
+few tokens.  Two short independent solutions share idioms, not long runs of
+identical structure: a pair counts as a copy only when enough tokens match
+(:attr:`Settings.min_tokens`) as well as a large share.
 """
-import ast
-import builtins
 import hashlib
-import io
 import json
-import keyword
-import tokenize
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
-VERSION = 1
+from grader.batch import codetokens
+
+VERSION = 2
 """The normalisation and fingerprinting algorithm; cached results of another are recomputed."""
-
-_DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER,
-            getattr(tokenize, 'TYPE_COMMENT', -1)}
-_STRUCTURE = {tokenize.INDENT: '{', tokenize.DEDENT: '}', tokenize.NEWLINE: ';'}
-_FSTRING_START = getattr(tokenize, 'FSTRING_START', -1)
-_FSTRING_END = getattr(tokenize, 'FSTRING_END', -1)
-_BUILTINS = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -61,10 +49,14 @@ class Settings:
     """Tokens per fingerprinted k-gram."""
     window: int = 4
     """Winnowing window: one fingerprint is kept per window of this many k-grams at least."""
+    common_share: float = 0.5
+    """A fingerprint more than this share of a class's hand-ins hold is boilerplate..."""
+    common_class: int = 10
+    """... in a class of at least this many hand-ins (MOSS's ``-m``)."""
 
     def digest(self, *extra):
         """What cached results computed with these settings (and ``extra``) are valid for."""
-        text = json.dumps([VERSION, asdict(self), *extra], sort_keys=True)
+        text = json.dumps([VERSION, asdict(self), *extra], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def flagged(self, share_a, share_b, tokens):
@@ -73,36 +65,49 @@ class Settings:
 
 @dataclass
 class Prints:
-    """A file's fingerprints: ``{hash: [token index where the k-gram starts]}``, the
-    number of tokens the fingerprints cover, and the character span of each token (None
-    when not known: :meth:`spanned` adds them)."""
+    """A file's fingerprints: ``hashes`` (sorted) and the token index where each one's
+    k-gram starts (``starts``, numpy arrays), the number of tokens they cover, and the
+    character span of each token (None when not known: :meth:`spanned` adds them)."""
 
-    hashes: dict
-    spans: list
+    hashes: object
+    starts: object
     coverage: int
     k: int
+    spans: object = None
 
     @property
     def keys(self):
-        return self.hashes.keys()
+        return set(self.hashes.tolist())
 
     def to_json(self):
-        """The prints as stored (the spans as one flat list of numbers)."""
-        flat = [n for span in self.spans for n in span] if self.spans is not None else None
-        return json.dumps([self.k, self.coverage, sorted(self.hashes.items()), flat])
+        """The prints as stored (not the spans: :meth:`spanned` reads them again)."""
+        return json.dumps([self.k, self.coverage, self.hashes.tolist(), self.starts.tolist()])
 
     @classmethod
     def from_json(cls, text):
-        k, coverage, hashes, flat = json.loads(text)
-        spans = None if flat is None else list(zip(flat[::2], flat[1::2]))
-        return cls(hashes={h: where for h, where in hashes}, spans=spans, coverage=coverage,
-                   k=k)
+        import numpy
+        k, coverage, hashes, starts = json.loads(text)
+        return cls(hashes=numpy.array(hashes, dtype=numpy.int64),
+                   starts=numpy.array(starts, dtype=numpy.int32), coverage=coverage, k=k)
 
     def spanned(self, text):
         """These prints with the character span of every token of ``text`` (their file)."""
         if self.spans is None:
-            self.spans = [span for _, _, span in _grouped(normalise(text))]
+            self.spans = [(t.start, t.end) for t in codetokens.read(text)]
         return self
+
+    def without(self, hashes):
+        """These prints without the fingerprints in ``hashes`` (a sorted numpy array), the
+        tokens they cover counted again."""
+        import numpy
+        if not len(hashes) or not len(self.hashes):
+            return self
+        keep = ~numpy.isin(self.hashes, hashes, assume_unique=False)
+        if keep.all():
+            return self
+        starts = self.starts[keep]
+        return Prints(hashes=self.hashes[keep], starts=starts,
+                      coverage=_covered(starts, self.k), k=self.k, spans=self.spans)
 
 
 @dataclass
@@ -117,233 +122,166 @@ class Match:
     spans_b: list = field(default_factory=list)
 
 
-# -- reading code into units of normalised tokens -------------------------------------
-def _read_tree(tree):
-    """``(bound names, string statements)`` of a module, in one walk: every name it binds
-    (definitions, parameters, stored names and attributes, import aliases, globals), and
-    the start positions ``(line, column)`` of its string statements (docstrings)."""
-    names, strings = set(), set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            names.add(node.attr)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split('.')[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-              and isinstance(node.value.value, str)):
-            strings.add((node.lineno, node.col_offset))
-    return names, strings
-
-
-def _unit_lines(tree):
-    """``[(first line, last line)]`` of each function and method (with its decorators)."""
-    units = []
-    for node in tree.body:
-        members = node.body if isinstance(node, ast.ClassDef) else [node]
-        for member in members:
-            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([member.lineno] + [d.lineno for d in member.decorator_list])
-                units.append((first, member.end_lineno))
-    return units
-
-
-def _unit_lines_read(tokens):
-    """``[(first line, last line)]`` of each top-level function of code that does not
-    parse: from a ``def`` at the start of a line to the next statement that starts a line."""
-    starts = [t.start[0] for t in tokens if t.start[1] == 0 and t.type not in _DROPPED
-              and t.type not in _STRUCTURE]
-    defs = {t.start[0] for t in tokens if t.start[1] == 0 and t.string in ('def', 'async')}
-    ends = starts[1:] + [tokens[-1].start[0] + 1 if tokens else 1]
-    return [(first, end - 1) for first, end in zip(starts, ends) if first in defs]
-
-
-def _raw_tokens(text):
-    """Python's tokens of ``text``; on code it cannot read to the end, those read so far."""
-    out = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            out.append(token)
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return out
-
-
-def _line_starts(text):
-    starts, at = [0], 0
-    for line in text.splitlines(keepends=True):
-        at += len(line)
-        starts.append(at)
-    return starts
-
-
-def _renamable(name, before, bound):
-    """Whether a copier could rename this name: any name but keywords, builtins (unless the
-    file binds them) and attributes the file does not assign (``board.count``)."""
-    if keyword.iskeyword(name):
-        return False
-    if before and before[-1][1] == '.':
-        return name in bound
-    return name not in _BUILTINS or name in bound
-
-
+# -- tokens ---------------------------------------------------------------------------
 def normalise(text):
     """``[(unit number, token, (start, end))]`` of ``text``: the normalised tokens with
-    their character spans, each in the unit (0: module code, else a function) it is in."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
-    bound, strings = _read_tree(tree) if tree else (set(), set())
-    raw = _raw_tokens(text)
-    units = _unit_lines(tree) if tree else _unit_lines_read(raw)
-    starts = _line_starts(text)
-    unit_of = [0] * (len(starts) + 2)
-    for number, (first, last) in enumerate(units, 1):
-        unit_of[first:last + 1] = [number] * (last + 1 - first)
-    def offset(row, col):
-        return starts[row - 1] + col if row - 1 < len(starts) else len(text)
-
-    out, seen = [], {}
-    for token, word, end in _significant(raw, strings):
-        row, _ = token.start
-        unit = unit_of[row] if row < len(unit_of) else 0
-        if word is None and token.type == tokenize.NAME and _renamable(token.string, out, bound):
-            names = seen.setdefault(unit, {})
-            word = '#%d' % names.setdefault(token.string, len(names) + 1)
-        begin = offset(*token.start)
-        out.append((unit, word or token.string, (begin, max(begin + 1, offset(*end)))))
-    return out
-
-
-def _significant(raw, strings):
-    """``(token, word, end)`` of the tokens that count: comments, blank lines and the
-    string statements starting at ``strings`` (docstrings) dropped, each string (an
-    f-string whole, as Python before 3.12 reads it) the word ``S``, block structure
-    ``{`` ``}`` ``;``; else the word None."""
-    depth, in_string, fstring = 0, False, None
-    for token in raw:
-        kind = token.type
-        if depth:                       # inside an f-string (Python 3.12+): one token
-            depth += (kind == _FSTRING_START) - (kind == _FSTRING_END)
-            if not depth:
-                yield fstring, 'S', token.end
-            continue
-        if kind in _DROPPED or (kind == tokenize.ERRORTOKEN and not token.string.strip()):
-            continue
-        if kind == tokenize.STRING and (token.start in strings or in_string):
-            in_string = True            # a string statement (docstring), dropped whole
-            continue
-        if in_string and kind == tokenize.NEWLINE:
-            in_string = False
-            continue
-        in_string = False
-        if kind == _FSTRING_START:
-            depth, fstring = 1, token
-        elif kind == tokenize.STRING:
-            yield token, 'S', token.end
-        else:
-            yield token, _STRUCTURE.get(kind), token.end
+    their character spans, unit by unit (0: module code, else a function)."""
+    return [(t.unit, t.word, (t.start, t.end)) for t in codetokens.read(text)]
 
 
 # -- fingerprints -------------------------------------------------------------------
-def _kgram_hashes(words, k):
-    return [int.from_bytes(hashlib.blake2b('\x1f'.join(words[i:i + k]).encode(),
-                                           digest_size=8).digest(), 'little', signed=True)
-            for i in range(len(words) - k + 1)]
+_MULTIPLIER = 0x9E3779B97F4A7C15
+"""The k-gram hash: the sum of each token's code times this to the power of its place."""
 
 
-def _by_unit(tokens):
-    """``[(unit's words, their indexes)]``; ``tokens`` hold each unit's tokens together
-    (see :func:`_grouped`)."""
-    units = {}
-    for index, (unit, word, _) in enumerate(tokens):
-        units.setdefault(unit, ([], []))
-        units[unit][0].append(word)
-        units[unit][1].append(index)
-    return units.values()
+@lru_cache(maxsize=1 << 16)
+def _code(word):
+    """A word's stable 64-bit code."""
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), 'little')
 
 
-def _grouped(tokens):
-    """The tokens unit by unit (module code first), each unit's in their order."""
-    return sorted(tokens, key=lambda token: token[0])
+def _name_codes(k):
+    import numpy
+    return numpy.array([_code('\x00name %d' % d) for d in range(k)], dtype=numpy.uint64)
+
+
+def kgrams(tokens, k):
+    """``(hashes, starts)`` of every k-gram of ``tokens`` (:class:`codetokens.Token` s) that
+    lies within one unit, names parameterised (see the module's documentation)."""
+    import numpy
+    count = len(tokens) - k + 1
+    if count <= 0:
+        return numpy.zeros(0, dtype=numpy.int64), numpy.zeros(0, dtype=numpy.int32)
+    codes = numpy.array([_code(t.word) for t in tokens], dtype=numpy.uint64)
+    is_name = numpy.array([t.name for t in tokens], dtype=bool)
+    units = numpy.array([t.unit for t in tokens], dtype=numpy.int32)
+    back, last = numpy.zeros(len(tokens), dtype=numpy.int64), {}
+    for index, token in enumerate(tokens):
+        if token.name:
+            key = (token.unit, token.word)
+            back[index] = index - last.get(key, index)
+            last[key] = index
+    starts = numpy.arange(count)
+    starts = starts[units[starts] == units[starts + k - 1]]
+    place = numpy.arange(k)
+    at = starts[:, None] + place[None, :]
+    distance = back[at]
+    distance = numpy.where(distance <= place[None, :], distance, 0)
+    grams = numpy.where(is_name[at], _name_codes(k)[distance], codes[at])
+    powers = numpy.array([pow(_MULTIPLIER, j, 1 << 64) for j in range(k)], dtype=numpy.uint64)
+    with numpy.errstate(over='ignore'):
+        hashes = (grams * powers[None, :]).sum(axis=1, dtype=numpy.uint64)
+        hashes ^= hashes >> numpy.uint64(31)
+        hashes *= numpy.uint64(0xBF58476D1CE4E5B9)
+        hashes ^= hashes >> numpy.uint64(29)
+    return hashes.view(numpy.int64), starts.astype(numpy.int32)
 
 
 def every_kgram(text, settings):
-    """Every k-gram hash of ``text`` (for boilerplate: nothing of it is fingerprinted)."""
-    return {h for words, _ in _by_unit(normalise(text)) for h in _kgram_hashes(words, settings.k)}
+    """Every k-gram hash of ``text``, sorted (boilerplate: nothing of it is fingerprinted)."""
+    import numpy
+    return numpy.unique(kgrams(codetokens.read(text), settings.k)[0])
 
 
-def fingerprint(text, settings, boilerplate=frozenset()):
-    """The :class:`Prints` of ``text``, leaving out the hashes in ``boilerplate``."""
-    import numpy  # with copydetect, in the batch extra
+def _covered(starts, k):
+    """How many tokens the k-grams starting at ``starts`` cover together."""
+    import numpy
+    starts = numpy.unique(starts)
+    if not len(starts):
+        return 0
+    return int(numpy.minimum(numpy.diff(starts), k).sum()) + k
+
+
+def fingerprint(text, settings, boilerplate=None):
+    """The :class:`Prints` of ``text`` (its spans known), leaving out the hashes in
+    ``boilerplate`` (a sorted numpy array, or None)."""
+    import numpy
     from copydetect.utils import winnow  # the batch extra: MOSS-style winnowing
 
-    tokens = _grouped(normalise(text))
-    hashes, covered = {}, set()
-    for words, indexes in _by_unit(tokens):
-        grams = _kgram_hashes(words, settings.k)
-        if not grams:
+    tokens = codetokens.read(text)
+    hashes, starts = kgrams(tokens, settings.k)
+    chosen_hashes, chosen_starts = [], []
+    breaks = numpy.flatnonzero(numpy.diff(starts) != 1) + 1
+    for run_hashes, run_starts in zip(numpy.split(hashes, breaks), numpy.split(starts, breaks)):
+        if not len(run_hashes):
             continue
-        chosen, where = winnow(numpy.array(grams, dtype=numpy.int64), settings.window,
-                               remove_duplicates=False)
-        for value, at in zip(chosen.tolist(), where.tolist()):
-            if value in boilerplate:
-                continue
-            hashes.setdefault(value, []).append(indexes[at])
-            covered.update(indexes[at:at + settings.k])
-    return Prints(hashes=hashes, spans=[span for _, _, span in tokens], coverage=len(covered),
-                  k=settings.k)
+        chosen, where = winnow(run_hashes, settings.window, remove_duplicates=False)
+        chosen_hashes.append(chosen)
+        chosen_starts.append(run_starts[where])
+    if chosen_hashes:
+        hashes, starts = numpy.concatenate(chosen_hashes), numpy.concatenate(chosen_starts)
+    if boilerplate is not None and len(boilerplate) and len(hashes):
+        keep = ~numpy.isin(hashes, boilerplate)
+        hashes, starts = hashes[keep], starts[keep]
+    order = numpy.argsort(hashes, kind='stable')
+    hashes, starts = hashes[order], starts[order].astype(numpy.int32)
+    return Prints(hashes=hashes, starts=starts, coverage=_covered(starts, settings.k),
+                  k=settings.k, spans=[(t.start, t.end) for t in tokens])
 
 
 # -- comparing two files ------------------------------------------------------------------
 def shared(a, b):
     """How many fingerprints two files share: the cheap first look at a pair."""
-    small, large = (a, b) if len(a.hashes) <= len(b.hashes) else (b, a)
-    return sum(1 for h in small.hashes if h in large.hashes)
+    import numpy
+    return len(numpy.intersect1d(a.hashes, b.hashes))
 
 
-def _covered(prints, common):
-    tokens = set()
-    for h in common:
-        for start in prints.hashes[h]:
-            tokens.update(range(start, start + prints.k))
-    return tokens
-
-
-def _char_spans(prints, tokens):
-    """Matched tokens as merged ``[start, end]`` character spans of the file."""
-    spans = []
-    for index in sorted(tokens):
-        start, end = prints.spans[index]
-        if spans and tokens and index - 1 in tokens:
-            spans[-1][1] = end
-        else:
-            spans.append([start, end])
-    return spans
+def _matched_starts(prints, common):
+    import numpy
+    return prints.starts[numpy.isin(prints.hashes, common)]
 
 
 def compare(a, b):
-    """The :class:`Match` of two files' :class:`Prints`."""
-    common = a.keys & b.keys
-    covered_a, covered_b = _covered(a, common), _covered(b, common)
-    return Match(share_a=round(len(covered_a) / a.coverage, 4) if a.coverage else 0.0,
-                 share_b=round(len(covered_b) / b.coverage, 4) if b.coverage else 0.0,
-                 tokens=min(len(covered_a), len(covered_b)),
-                 spans_a=_char_spans(a, covered_a), spans_b=_char_spans(b, covered_b))
+    """The :class:`Match` of two files' :class:`Prints` (without spans: :func:`spanned`)."""
+    import numpy
+    common = numpy.intersect1d(a.hashes, b.hashes)
+    covered_a = _covered(_matched_starts(a, common), a.k)
+    covered_b = _covered(_matched_starts(b, common), b.k)
+    return Match(share_a=round(covered_a / a.coverage, 4) if a.coverage else 0.0,
+                 share_b=round(covered_b / b.coverage, 4) if b.coverage else 0.0,
+                 tokens=min(covered_a, covered_b))
+
+
+GAP = 6
+"""Matched regions this many unmatched tokens apart, or fewer, are shown as one."""
+
+
+def matched_spans(prints, common, gap=GAP):
+    """The matched regions of a file (its :class:`Prints` with spans) as merged
+    ``[start, end]`` character spans: its tokens in the order of the file, a region
+    running on across code the normalisation set aside and across ``gap`` unmatched
+    tokens or fewer."""
+    import numpy
+    matched = numpy.zeros(len(prints.spans) + prints.k, dtype=bool)
+    for start in _matched_starts(prints, common).tolist():
+        matched[start:start + prints.k] = True
+    order = sorted(range(len(prints.spans)), key=lambda i: prints.spans[i])
+    spans, unmatched = [], 0
+    for index in order:
+        start, end = prints.spans[index]
+        if not matched[index]:
+            unmatched += 1
+            continue
+        if spans and unmatched <= gap:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+        unmatched = 0
+    return spans
+
+
+def spanned(match, a, b):
+    """``match`` of the prints ``a`` and ``b`` (their spans known) with the matched regions
+    of each."""
+    import numpy
+    common = numpy.intersect1d(a.hashes, b.hashes)
+    return Match(match.share_a, match.share_b, match.tokens, matched_spans(a, common),
+                 matched_spans(b, common))
 
 
 def similar(text_a, text_b, settings=Settings(), template=''):
-    """The :class:`Match` of two texts (the handout's ``template`` left out)."""
-    boilerplate = every_kgram(template, settings) if template else frozenset()
-    return compare(fingerprint(text_a, settings, boilerplate),
-                   fingerprint(text_b, settings, boilerplate))
+    """The :class:`Match` of two texts (the handout's ``template`` left out), with spans."""
+    boilerplate = every_kgram(template, settings) if template else None
+    a = fingerprint(text_a, settings, boilerplate)
+    b = fingerprint(text_b, settings, boilerplate)
+    return spanned(compare(a, b), a, b)
