@@ -253,3 +253,102 @@ def test_similarity_in_grading_yaml(tmp_path):
     with pytest.raises(UserError) as error:
         config.load(policy_with(tmp_path, '{threshold: 2}'))
     assert 'similarity.threshold' in str(error.value) and '\n' not in str(error.value)
+    shared = config.load(policy_with(tmp_path, '{common_share: 0.3}'))
+    assert copies.settings_of(shared.similarity).common_share == 0.3
+    assert copies.settings_of({}).common_share == 0.5
+    with pytest.raises(UserError) as error:
+        config.load(policy_with(tmp_path, '{common_share: 0}'))
+    assert 'similarity.common_share' in str(error.value) and '\n' not in str(error.value)
+
+
+# -- code most of the class holds --------------------------------------------------------
+INDEPENDENT = [
+    'tests/submissions/tictactoe/alphabeta_default_args.py',
+    'tests/submissions/tictactoe/alphabeta_many_helpers.py',
+    'tests/submissions/tictactoe/bug_ties_min_takes_equal_bound.py',
+    'tests/submissions/tictactoe/import_infinite_loop.py',
+    'tests/submissions/tictactoe/minimax_builtin_max.py',
+    'tests/submissions/tictactoe/minimax_inline_terminal.py',
+    'tests/copies/honest_a.py', 'tests/copies/honest_b.py',
+    'tests/submissions/eightpuzzle/astar_node_class.py',
+    'tests/submissions/eightpuzzle/bug_no_better_path_test.py',
+    'tests/submissions/connect4/alphabeta_deepcopy.py', 'reference/connect4.py']
+"""Solutions no two of which are alike, once the code of their own exercise's template
+that they hand in unchanged is taken out (:func:`own_code`)."""
+HANDOUT = (ROOT / 'student_template' / 'connect4.py').read_text()
+
+
+def own_code(path):
+    """The top-level code of a solution that its exercise's template does not hold as it is
+    (imports, docstrings and ``if __name__`` blocks left out too)."""
+    import ast
+    exercise = path.split('/')[-2] if 'submissions' in path else (
+        'tictactoe' if 'copies' in path else 'connect4')
+    template = ast.parse((ROOT / 'student_template' / f'{exercise}.py').read_text())
+    same = {ast.dump(node) for node in template.body}
+    tree = ast.parse((ROOT / path).read_text())
+    tree.body = [n for n in tree.body if ast.dump(n) not in same and not isinstance(
+        n, (ast.Import, ast.ImportFrom, ast.If, ast.Expr))]
+    return ast.unparse(tree) + '\n'
+
+
+def handout_class():
+    """Twelve independent hand-ins, each the course's handout (connect four's template
+    here, never given as the template) with a student's own code under it."""
+    return [copies.Code(f'student{i:02d}', HANDOUT + '\n\n' + own_code(path))
+            for i, path in enumerate(INDEPENDENT)]
+
+
+def test_code_most_of_the_class_holds_is_boilerplate_without_the_template():
+    alone = [copies.Code(c.name, own_code(p)) for c, p in zip(handout_class(), INDEPENDENT)]
+    assert copies.compare_class('tictactoe', alone, [], SETTINGS).pairs == []
+    codes = handout_class()
+    everything = dataclasses.replace(SETTINGS, common_share=1.0)  # the rule off
+    shared = copies.compare_class('tictactoe', codes, [], everything)
+    assert len(shared.pairs) >= 60 and shared.common == 0        # of 66 pairs
+    report = copies.compare_class('tictactoe', codes, [], SETTINGS)
+    assert report.pairs == [] and report.common > 100
+    # ... while a disguised copy among them is still listed, and alone
+    import obfuscate
+    copy = obfuscate.disguised(codes[6].text, ['no_ops', 'swapped_operands', 'reordered'])[0]
+    report = copies.compare_class('tictactoe', codes + [copies.Code('copier', copy)], [],
+                                  SETTINGS)
+    assert flagged(report) == {('copier', 'student06')}
+
+
+def test_a_class_below_ten_keeps_the_code_its_hand_ins_share():
+    """Nine hand-ins are too few to tell what a class shares: nothing is left out."""
+    report = copies.compare_class('tictactoe', handout_class()[:9], [], SETTINGS)
+    assert report.common == 0 and len(report.pairs) >= 30
+
+
+# -- the side-by-side view ---------------------------------------------------------------
+def test_a_disguised_copy_is_marked_in_whole_regions_across_the_inserted_lines():
+    """A no-op after every statement (and operands and statements swapped): the view marks
+    the copied functions as regions that run on across the inserted lines, no more regions
+    than in the original, not a fragment per line."""
+    import ast
+
+    import obfuscate
+    original = text('honest_a')
+    copy = obfuscate.disguised(original, ['no_ops', 'swapped_operands', 'reordered'])[0]
+    match = similarity.similar(original, copy, SETTINGS, TEMPLATE)
+    assert SETTINGS.flagged(match.share_a, match.share_b, match.tokens)
+    assert len(match.spans_b) <= len(match.spans_a) <= 3
+    offsets = [0]
+    for line in copy.splitlines(keepends=True):
+        offsets.append(offsets[-1] + len(line))
+    inserted = [s.lineno - 1 for s in ast.walk(ast.parse(copy))
+                if isinstance(s, ast.stmt) and obfuscate_no_op(s)]
+    marked = [line for line in inserted if any(start <= offsets[line] < end
+                                                for start, end in match.spans_b)]
+    # the no-ops of the copied functions (other, empty_cells, Minimax) are inside a region:
+    # the others follow the template's code (left out) or end a function
+    assert len(marked) >= 15
+
+
+def obfuscate_no_op(statement):
+    """Whether a statement is one of the no-ops tests/obfuscate.py inserts."""
+    import ast
+    code = ast.unparse(statement)
+    return code == 'pass' or code.startswith(('unused_', 'print_guard_', 'scratch_', 'print('))
