@@ -164,8 +164,10 @@ STUDENT = """{% extends "layout" %}{% block body %}
 PAIR = """{% extends "layout" %}{% block body %}
 <p><a href="{{ up }}index.html#similarity">Class</a></p>
 <h1>{{ title }}</h1>
-<p>{{ share }}. Highlighted: code found in both, after names, comments, blank lines and
-the order of functions are set aside; the handout's template is left out.</p>
+<p>{{ share }}. Highlighted: code found in both, after names, comments, blank lines,
+statements that do nothing (unused variables, prints, pass) and the order of functions,
+of independent statements and of operands are set aside; a region runs on across such
+statements.  The handout's template, and code most of the class holds, are left out.</p>
 <div class="side">{% for side in sides %}<div><h2>{{ side.name }}
 <span class="note">({{ side.share }} matched)</span></h2>
 <pre>{% for kind, text in side.parts -%}
