@@ -1,42 +1,64 @@
 """How long the comparison of a class's code takes: first run, resume, one resubmission.
 
-    python bench/similarity.py [--size 300] [--seed 2024] [--copies 0.05]
+    python bench/similarity.py [--size 1000] [--seed 2024] [--copies 0.05]
+                               [--class own|pool] [--no-template]
 
-Makes a class of SIZE hand-ins of tic-tac-toe and connect four, each the
-handout's template with a solution drawn from the example submissions
-(tests/submissions, tests/copies, the reference) in which every name the
-student wrote is changed (a name of the student's own), stores it in a
-fresh gradebook as ``grader batch`` does, and runs the comparison
-(:func:`grader.batch.copies.run`, every pair of each exercise plus the
-known solutions) three times:
+Makes a class of SIZE hand-ins of tic-tac-toe and connect four, stores it
+in a fresh gradebook as ``grader batch`` does, and runs the comparison
+(:func:`grader.batch.copies.run`, with the known solutions of tests/copies)
+three times:
 
-1. first run: every pair compared;
+1. first run: every file new;
 2. resumed with nothing changed: no pair compared, all read back;
 3. one student hands in again: only that hand-in's pairs compared.
 
-A share ``--copies`` of the hand-ins are copies of another student's (names
-changed again, functions reordered).  Prints the pairs, the pairs flagged
-and the seconds of each run.  The drawn solutions come from a few dozen
-examples, so most pairs share their example: many more pairs look alike
-(and are compared in full) than in a real class, which makes this a
-pessimistic figure.  Not a timed test: the figures depend on the machine.
+Two kinds of class (``--class``):
+
+- ``own`` (the default): each student's own code under the handout's
+  template.  Its functions are made of statements drawn at random from the
+  functions of the example submissions, the references and tests/copies (a
+  short loop, a test, an assignment...), their numbers and some of their
+  operators chosen anew and every name the student wrote changed: the
+  students share idioms, statement by statement, as a class does, but no two
+  write the same program.
+- ``pool``: each hand-in is one of those few dozen solutions whole, names
+  changed and functions reordered: most pairs share their example, so about
+  a quarter of all pairs are copies of each other and are listed (the class
+  of the benchmark before issue 41).
+
+A share ``--copies`` of the hand-ins are copies of another student's, made
+with one to three obfuscations of tests/obfuscate.py (``pool``: names
+changed again, functions reordered) and names changed: the run says how
+many of them are listed.  ``--no-template`` does not give the handout as
+the template: the code most of the class holds is left out all the same.
+Prints the pairs looked at (``compared``), the pairs whose shares were
+measured, the pairs read back, the pairs listed, the seconds of each run and
+the peak memory of the process.  Not a timed test: the figures depend on
+the machine.
 """
 import argparse
+import ast
 import dataclasses
 import os
 import random
 import re
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, ROOT / 'tests'):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 EXERCISES = {'tictactoe': 'tictactoe.py', 'connect4': 'connect4.py'}
 KEEP = {'Minimax', 'IsWinning', 'PrintBoard', 'main', 'LINES', 'alphabetapruning', 'self'}
+LETTERS = 'abcdefghijklmnopqrstuvwxyz'
+SMALL = 4
+"""The statements of the bank are shorter than this many lines: students share idioms, not
+whole searches."""
 
 
 def pool(exercise):
@@ -45,41 +67,124 @@ def pool(exercise):
     paths.append(ROOT / 'reference' / EXERCISES[exercise])
     if exercise == 'tictactoe':
         paths += sorted((ROOT / 'tests' / 'copies').glob('*.py'))
-    return [p.read_text() for p in paths]
+    out = []
+    for path in paths:
+        try:
+            ast.parse(path.read_text())
+        except SyntaxError:
+            continue
+        out.append(path.read_text())
+    return out
 
 
-def renamed(code, rng):
+def bound_names(tree):
+    """The names a module binds (definitions, parameters, stored names)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def renamed(code, rng, reorder=True):
     """``code`` with every name it binds (but the handout's) changed, and its top-level
     functions in another order."""
-    import ast
-
-    from grader.batch.similarity import _read_tree
     try:
-        names = _read_tree(ast.parse(code))[0] - KEEP
+        names = bound_names(ast.parse(code)) - KEEP
     except SyntaxError:
         return code
     for name in sorted(names):
-        new = name + '_' + ''.join(rng.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(4))
+        new = name + '_' + ''.join(rng.choice(LETTERS) for _ in range(4))
         code = re.sub(rf'\b{re.escape(name)}\b', new, code)
+    if not reorder:
+        return code
     parts = re.split(r'\n(?=def )', code)
     head, functions = parts[0], parts[1:]
     rng.shuffle(functions)
     return '\n'.join([head] + functions)
 
 
-def make_class(size, seed, share_copies):
+def statement_bank(exercise):
+    """The handout, and the statements (of fewer than :data:`SMALL` lines, not functions)
+    of the functions and methods of the pool's solutions that are not the handout's."""
+    template = (ROOT / 'student_template' / EXERCISES[exercise]).read_text()
+    handout = {ast.dump(node) for node in ast.walk(ast.parse(template))
+               if isinstance(node, ast.FunctionDef)}
+    bank = []
+    for text in pool(exercise):
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef) and ast.dump(node) not in handout:
+                bank += [s for s in node.body if not isinstance(s, ast.FunctionDef)
+                         and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+                         and ast.unparse(s).count('\n') < SMALL]
+    distinct = {ast.unparse(s): s for s in bank}      # the variants of a solution share most
+    return template, [distinct[code] for code in sorted(distinct)]
+
+
+def written_anew(statement, rng):
+    """A copy of a statement of the bank with the details a student chooses changed at
+    random: numbers, comparisons and arithmetic operators."""
+    import copy
+    statement = copy.deepcopy(statement)
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Constant) and type(node.value) is int and rng.random() < 0.5:
+            node.value = rng.randrange(10)
+        elif isinstance(node, ast.Compare) and rng.random() < 0.4:
+            node.ops = [rng.choice((ast.Lt, ast.LtE, ast.Eq, ast.NotEq))() for _ in node.ops]
+        elif isinstance(node, ast.BinOp) and rng.random() < 0.4:
+            node.op = rng.choice((ast.Add, ast.Sub, ast.Mult, ast.FloorDiv))()
+    return statement
+
+
+def own_solution(template, bank, rng):
+    """The handout with a student's own functions under it, made of statements drawn from
+    the bank and written anew."""
+    functions = []
+    for number in range(rng.randint(3, 6)):
+        body = [written_anew(s, rng) for s in rng.sample(bank, rng.randint(4, 12))]
+        node = ast.parse(f'def helper_{number}(board, player, depth):\n    pass').body[0]
+        node.body = body
+        functions.append(ast.unparse(node))
+    return renamed(template + '\n\n' + '\n\n\n'.join(functions) + '\n', rng, reorder=False)
+
+
+def disguised_copy(text, rng):
+    import obfuscate
+    names = rng.sample(sorted(obfuscate.OBFUSCATIONS), rng.randint(1, 3))
+    try:
+        copy, _ = obfuscate.disguised(text, names, seed=rng.randrange(10**6))
+    except SyntaxError:
+        copy = text
+    return renamed(copy, rng, reorder=False)
+
+
+def make_class(size, seed, share_copies, kind):
+    """``({key: {file: text}}, {copy's key: original's key})``."""
     rng = random.Random(seed)
-    pools = {e: pool(e) for e in EXERCISES}
-    hand_ins = {}
+    draw = {e: pool(e) for e in EXERCISES} if kind == 'pool' else \
+        {e: statement_bank(e) for e in EXERCISES}
+    hand_ins, copied = {}, {}
     for i in range(size):
-        key = f'student{i:03d}'
+        key = f'student{i:04d}'
         if hand_ins and rng.random() < share_copies:
-            source = hand_ins[rng.choice(sorted(hand_ins))]
-            hand_ins[key] = {f: renamed(code, rng) for f, code in source.items()}
+            source = rng.choice(sorted(hand_ins))
+            copied[key] = source
+            if kind == 'pool':
+                hand_ins[key] = {f: renamed(code, rng) for f, code in hand_ins[source].items()}
+            else:
+                hand_ins[key] = {f: disguised_copy(code, rng)
+                                 for f, code in hand_ins[source].items()}
             continue
-        hand_ins[key] = {file: renamed(rng.choice(pools[e]), rng)
-                         for e, file in EXERCISES.items()}
-    return hand_ins
+        if kind == 'pool':
+            hand_ins[key] = {file: renamed(rng.choice(draw[e]), rng)
+                             for e, file in EXERCISES.items()}
+        else:
+            hand_ins[key] = {file: own_solution(*draw[e], rng) for e, file in EXERCISES.items()}
+    return hand_ins, copied
 
 
 def store(book, hand_ins, run_id):
@@ -91,42 +196,56 @@ def store(book, hand_ins, run_id):
                             archives.pack(data), '', run_id)
 
 
-def timed(book, policy, label):
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def timed(book, policy, label, copied):
     from grader.batch import copies
     started = time.perf_counter()
     report = copies.run(book, policy)
     seconds = time.perf_counter() - started
-    print(f'{label:<34} {report.compared:>9} {report.cached:>9} {len(report.pairs):>8} '
-          f'{seconds:>9.2f}')
+    listed = {(p.exercise, p.a.name, p.b.name) for p in report.pairs}
+    found = sum(1 for copy, source in copied.items() for e in EXERCISES
+                if (e, *sorted((copy, source))) in listed)
+    print(f'{label:<30} {report.compared:>9} {getattr(report, "measured", "-"):>9} '
+          f'{report.cached:>9} {len(report.pairs):>8} {found:>4}/{len(copied) * 2:<4} '
+          f'{seconds:>8.2f} {peak_mb():>8.0f}', flush=True)
     return report
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--size', type=int, default=300)
+    parser.add_argument('--size', type=int, default=1000)
     parser.add_argument('--seed', type=int, default=2024)
     parser.add_argument('--copies', type=float, default=0.05)
+    parser.add_argument('--class', dest='kind', choices=('own', 'pool'), default='own')
+    parser.add_argument('--no-template', action='store_true')
     args = parser.parse_args()
 
     from grader import config
     from grader.batch.gradebook import Gradebook
     policy = config.load(ROOT / 'grading.yaml')
-    policy = dataclasses.replace(policy, similarity={
-        'known': ROOT / 'tests' / 'copies' / 'known', 'template': ROOT / 'student_template'})
-    hand_ins = make_class(args.size, args.seed, args.copies)
+    similarity = {'known': ROOT / 'tests' / 'copies' / 'known'}
+    if not args.no_template:
+        similarity['template'] = ROOT / 'student_template'
+    policy = dataclasses.replace(policy, similarity=similarity)
+    hand_ins, copied = make_class(args.size, args.seed, args.copies, args.kind)
     pairs = len(EXERCISES) * args.size * (args.size - 1) // 2
-    print(f'class of {args.size}, {len(EXERCISES)} exercises: {pairs} pairs of hand-ins '
-          f'(plus each with the known solutions)')
-    print(f'{"run":<34} {"compared":>9} {"kept":>9} {"flagged":>8} {"seconds":>9}')
+    print(f'class of {args.size} ({args.kind}), {len(EXERCISES)} exercises: {pairs} pairs of '
+          f'hand-ins (plus each with the known solutions); {len(copied)} copies '
+          f'({len(copied) * 2} copied files); peak memory {peak_mb():.0f} MB after making it')
+    print(f'{"run":<30} {"compared":>9} {"measured":>9} {"kept":>9} {"listed":>8} '
+          f'{"copies":>9} {"seconds":>8} {"peak MB":>8}')
     with tempfile.TemporaryDirectory() as folder, Gradebook(Path(folder), create=True) as book:
         run_id = book.start_run('batch')
         store(book, hand_ins, run_id)
-        timed(book, policy, 'first run (every pair)')
-        timed(book, policy, 'resumed, nothing changed')
+        timed(book, policy, 'first run', copied)
+        timed(book, policy, 'resumed, nothing changed', copied)
         key = sorted(hand_ins)[0]
         store(book, {key: {f: renamed(t, random.Random(1)) for f, t in hand_ins[key].items()}},
               run_id)
-        timed(book, policy, 'resumed, one hand-in changed')
+        timed(book, policy, 'resumed, one hand-in changed', copied)
         size = (Path(folder) / 'gradebook.sqlite').stat().st_size
     print(f'gradebook {size / 2**20:.1f} MB (the hand-ins and the comparisons); load '
           f'average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores')

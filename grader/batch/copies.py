@@ -315,8 +315,8 @@ def run(book, policy):
         report = compare_class(exercise, codes, known, settings,
                                template_of(config.get('template'), names), cache=book)
         total.pairs += report.pairs
-        total.compared += report.compared
-        total.cached += report.cached
+        for counted in ('compared', 'measured', 'cached', 'common'):
+            setattr(total, counted, getattr(total, counted) + getattr(report, counted))
     total.seconds = time.monotonic() - started
     return total
 
