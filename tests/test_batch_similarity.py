@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 
+import numpy
 import pytest
 
 from grader import config
@@ -352,3 +353,27 @@ def obfuscate_no_op(statement):
     import ast
     code = ast.unparse(statement)
     return code == 'pass' or code.startswith(('unused_', 'print_guard_', 'scratch_', 'print('))
+
+
+def test_the_index_counts_the_shared_tokens_a_comparison_of_the_pair_counts():
+    """What the index counts for one file against all the others at once is what comparing
+    each pair gives: the tokens of each side the shared fingerprints cover."""
+    from grader.batch import fingerprints
+    boilerplate = similarity.every_kgram(TEMPLATE, SETTINGS)
+    texts = [text(n) for n in ('honest_a', 'honest_b', 'renamed_a', 'from_known')]
+    texts += [(ROOT / p).read_text() for p in INDEPENDENT[:6]]
+    prints = [similarity.fingerprint(t, SETTINGS, boilerplate) for t in texts]
+    index = fingerprints.Index.of(prints)
+    shared_pairs = 0
+    for i, one in enumerate(prints):
+        others = numpy.ones(len(prints), dtype=bool)
+        others[i] = False
+        files, here, there = index.overlap(one, SETTINGS.k, others)
+        for j, covered_here, covered_there in zip(files, here, there):
+            match = similarity.compare(one, prints[j])
+            assert round(covered_here / one.coverage, 4) == match.share_a
+            assert round(covered_there / prints[j].coverage, 4) == match.share_b
+            shared_pairs += 1
+        assert set(files) == {j for j in range(len(prints))
+                              if j != i and similarity.shared(one, prints[j])}
+    assert shared_pairs >= 20

@@ -70,11 +70,11 @@ class Report:
     pairs: list = field(default_factory=list)
     """The flagged :class:`Pair` s, most alike first within each exercise."""
     compared: int = 0
-    """Pairs of files looked at in this run: those sharing a fingerprint, one of them new
+    """Pairs of files compared in this run: those sharing a fingerprint, one of them new
     (pairs sharing none are never looked at; the others were compared in an earlier run)."""
     measured: int = 0
-    """Of these, the pairs whose shares were measured (the others share too little to be
-    flagged, whatever their shares)."""
+    """Of these, the pairs flagged by the index's counts, compared in full (their matched
+    regions found)."""
     cached: int = 0
     """Pairs of different files compared in an earlier run (their results in the gradebook)."""
     common: int = 0
@@ -203,39 +203,31 @@ def compare_class(exercise, codes, known, settings, template='', cache=None):
 
 
 def _compare_new(order, lean, old, is_known, settings, report):
-    """``{(i, j): Match or None}`` of the pairs of files (by place in ``order``) with one
-    new file at least (``old[i]``: compared before) that share fingerprints and could be
-    flagged (the bound on what can match tried first: most share little)."""
+    """``{(i, j): Match}`` of the flagged pairs of files (by place in ``order``) with one
+    new file at least (``old[i]``: compared before): each new file's shared tokens with
+    every file it shares fingerprints with are counted at once through the index, and only
+    the flagged pairs are compared in full."""
     index = fingerprints.Index.of(lean)
     old, is_known = numpy.array(old, dtype=bool), numpy.array(is_known, dtype=bool)
-    coverage = numpy.array([p.coverage for p in lean])
-    repeats = numpy.array([_most_repeated(p) for p in lean])
+    coverage = numpy.array([max(p.coverage, 1) for p in lean])
     out = {}
     for i in numpy.flatnonzero(~old).tolist():
-        counts = index.sharing(numpy.unique(lean[i].hashes))
-        counts[i] = 0
+        others = old.copy()
+        others[i + 1:] = True                 # a pair of two new files once, from the earlier
+        others[i] = False
         if is_known[i]:
-            counts[is_known] = 0
-        counts[:i][~old[:i]] = 0            # a pair of two new files once, from the later one
-        others = numpy.flatnonzero(counts)
-        report.compared += len(others)
-        bound_i = numpy.minimum(coverage[i], settings.k * counts[others] * repeats[i])
-        bound_j = numpy.minimum(coverage[others], settings.k * counts[others] * repeats[others])
-        worth = ((numpy.minimum(bound_i, bound_j) >= settings.min_tokens)
-                 & ((bound_i >= settings.threshold * coverage[i])
-                    | (bound_j >= settings.threshold * coverage[others])))
-        for j in others[worth].tolist():
+            others &= ~is_known
+        files, here, there = index.overlap(lean[i], settings.k, others)
+        report.compared += len(files)
+        share = numpy.maximum(numpy.round(here / coverage[i], 4),
+                              numpy.round(there / coverage[files], 4))
+        worth = (share >= settings.threshold) & (numpy.minimum(here, there)
+                                                 >= settings.min_tokens)
+        for j in files[worth].tolist():
             report.measured += 1
             a, b = (i, j) if order[i] < order[j] else (j, i)
             out[a, b] = _flagged(similarity.compare(lean[a], lean[b]), settings)
     return out
-
-
-def _most_repeated(prints):
-    """How many times the most repeated fingerprint of a file occurs in it."""
-    if not len(prints.hashes):
-        return 0
-    return int(numpy.unique(prints.hashes, return_counts=True)[1].max())
 
 
 def _flagged(match, settings):

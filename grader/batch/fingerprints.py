@@ -15,41 +15,51 @@ import numpy
 
 @dataclass
 class Index:
-    """The fingerprints of files ``0..n-1`` (their distinct hashes, sorted) and, for each
-    one, which files hold it (``owners``, in the same order)."""
+    """Every fingerprint of files ``0..n-1``: its hash (sorted), which file holds it
+    (``owners``) and the token where its k-gram starts in that file (``starts``)."""
 
     hashes: numpy.ndarray
     owners: numpy.ndarray
+    starts: numpy.ndarray
     size: int
 
     @classmethod
     def of(cls, prints):
         """The index of a list of :class:`grader.batch.similarity.Prints`."""
-        distinct = [numpy.unique(p.hashes) for p in prints]
-        if not distinct:
-            return cls(numpy.zeros(0, numpy.int64), numpy.zeros(0, numpy.int32), 0)
-        hashes = numpy.concatenate(distinct)
+        if not prints:
+            empty = numpy.zeros(0, numpy.int64)
+            return cls(empty, empty.astype(numpy.int32), empty.astype(numpy.int32), 0)
+        hashes = numpy.concatenate([p.hashes for p in prints])
         owners = numpy.repeat(numpy.arange(len(prints), dtype=numpy.int32),
-                              [len(d) for d in distinct])
+                              [len(p.hashes) for p in prints])
+        starts = numpy.concatenate([p.starts for p in prints]).astype(numpy.int32)
         order = numpy.argsort(hashes, kind='stable')
-        return cls(hashes[order], owners[order], len(prints))
+        return cls(hashes[order], owners[order], starts[order], len(prints))
 
-    def holders(self, hashes):
-        """The files holding each of ``hashes`` (distinct), all together: one entry per
-        (fingerprint, file) pair."""
+    def _postings(self, hashes):
+        """``(query, place)``: for each fingerprint in the index with one of ``hashes``, the
+        place of that hash in ``hashes`` and its place in the index."""
         first = numpy.searchsorted(self.hashes, hashes, side='left')
-        last = numpy.searchsorted(self.hashes, hashes, side='right')
-        lengths = last - first
+        lengths = numpy.searchsorted(self.hashes, hashes, side='right') - first
         total = int(lengths.sum())
-        if not total:
-            return numpy.zeros(0, dtype=numpy.int32)
+        query = numpy.repeat(numpy.arange(len(hashes)), lengths)
         offsets = numpy.repeat(first - numpy.cumsum(lengths) + lengths, lengths)
-        return self.owners[offsets + numpy.arange(total)]
+        return query, offsets + numpy.arange(total)
 
-    def sharing(self, hashes):
-        """How many of ``hashes`` (one file's distinct fingerprints) each file holds: an
-        array of counts by file."""
-        return numpy.bincount(self.holders(hashes), minlength=self.size)
+    def overlap(self, prints, k, others):
+        """``(files, covered here, covered there)``: the files among ``others`` (a mask by
+        file) that share fingerprints with ``prints`` (a file's), and for each, how many
+        tokens of this file and of that one the shared fingerprints cover: the figures
+        :func:`grader.batch.similarity.compare` gives, for every file at once."""
+        query, place = self._postings(prints.hashes)
+        owner = self.owners[place]
+        keep = others[owner]
+        owner = owner[keep]
+        here = prints.starts[query[keep]]
+        there = self.starts[place[keep]]
+        files = numpy.unique(owner)
+        return (files, _covered_by(owner, here, k, self.size)[files],
+                _covered_by(owner, there, k, self.size)[files])
 
     def frequency(self, weights=None):
         """``(distinct hashes, how many files hold each)``, each file counted ``weights[i]``
@@ -57,8 +67,24 @@ class Index:
         if not len(self.hashes):
             return self.hashes, numpy.zeros(0, dtype=numpy.int64)
         weight = numpy.ones(self.size) if weights is None else numpy.asarray(weights)
-        distinct, where = numpy.unique(self.hashes, return_inverse=True)
-        return distinct, numpy.bincount(where, weights=weight[self.owners]).astype(numpy.int64)
+        pairs = numpy.unique(numpy.stack([self.hashes, self.owners.astype(numpy.int64)]),
+                             axis=1)
+        distinct, where = numpy.unique(pairs[0], return_inverse=True)
+        counts = numpy.bincount(where.ravel(), weights=weight[pairs[1]])
+        return distinct, counts.astype(numpy.int64)
+
+
+def _covered_by(owner, starts, k, size):
+    """For each file, how many tokens the k-grams starting at ``starts`` (of the entries
+    of that ``owner``) cover together."""
+    if not len(owner):
+        return numpy.zeros(size, dtype=numpy.int64)
+    order = numpy.lexsort((starts, owner))
+    owner, starts = owner[order], starts[order].astype(numpy.int64)
+    step = numpy.full(len(starts), k, dtype=numpy.int64)
+    same = owner[1:] == owner[:-1]
+    step[:-1][same] = numpy.minimum(starts[1:] - starts[:-1], k)[same]
+    return numpy.bincount(owner, weights=step, minlength=size).astype(numpy.int64)
 
 
 def common(prints, weights, share, at_least):
