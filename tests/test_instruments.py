@@ -182,3 +182,13 @@ def test_a_batch_whose_workers_refuse_stops_with_no_row(tmp_path, policy, handed
         assert all(book.current(r.identity.key) is None for r in book.records())
         assert book.records()
     assert not (out / 'grades.csv').exists()
+
+
+def test_regrade_refuses_before_it_reads_the_gradebook(monkeypatch, tmp_path, policy):
+    """``grader regrade`` is an official grade too: without the counter it refuses before
+    anything of the gradebook is opened or written."""
+    monkeypatch.setattr(instruments, 'counter', lambda: None)
+    out = tmp_path / 'out'
+    with pytest.raises(instruments.MissingInstrument, match='search counter'):
+        pipeline.regrade(policy, pipeline.Settings(out=out))
+    assert not out.exists()

@@ -1458,6 +1458,10 @@ audit(const char *event, PyObject *args, void *data)
      * constructor, code.replace, pickle's reduce to either, unmarshalled bytes) can index
      * past its constants and so read and write any memory from pure Python. */
     if (strcmp(event, "code.__new__") == 0) return refuse("making code objects");
+    /* The collector's walks hand out every object of the process, the grader's included. */
+    if (strcmp(event, "gc.get_objects") == 0 || strcmp(event, "gc.get_referrers") == 0 ||
+        strcmp(event, "gc.get_referents") == 0)
+        return refuse("walking the collector's objects");
     if (strcmp(event, "marshal.load") == 0) return refuse("unmarshalling code");
     if (strcmp(event, "marshal.loads") == 0) {
         if (PyTuple_Check(args) && PyTuple_GET_SIZE(args) > 0 &&

@@ -250,6 +250,7 @@ def seal():
     if _ext:
         _ext[0].seal()
     _layout.clear()
+    sys.modules.pop('grader.child._tally', None)     # (where it was imported by name)
 
 
 def read(pid):

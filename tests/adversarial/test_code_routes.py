@@ -230,3 +230,47 @@ def test_a_hand_in_with_its_own_pycache_imports_its_helpers_from_source(tmp_path
     with case_session(tmp_path, HELPED, **files) as box:
         assert box.start().ok
         assert value(box.call({'function': 'answer'}, 20)) == 'from the source'
+
+
+REACH = '''
+import gc, sys
+
+REFUSED = 'not available while grading'
+
+
+def _refused(call):
+    try:
+        call()
+    except PermissionError as error:
+        return REFUSED in str(error) or 'sealed' in str(error)
+    except BaseException:
+        return False
+    return False
+
+
+def reach():
+    from grader.child import tally
+    found = {
+        'layout': _refused(lambda: tally._ext[0].layout()) if tally._ext else True,
+        'address dropped': not tally._layout,
+        'not in sys.modules': 'grader.child._tally' not in sys.modules,
+        'gc.get_objects': _refused(gc.get_objects),
+        'gc.get_referents': _refused(lambda: gc.get_referents(tally)),
+        'gc.get_referrers': _refused(lambda: gc.get_referrers(tally)),
+        'maps': _refused(lambda: open('/proc/self/maps').read()),
+        'smaps': _refused(lambda: open('/proc/self/smaps').read()),
+        'pagemap': _refused(lambda: open('/proc/self/pagemap', 'rb').read(8)),
+    }
+    return repr(sorted(name for name, closed in found.items() if not closed))
+'''
+
+
+def test_nothing_of_the_process_hands_out_the_counters_address(tmp_path):
+    """Defence in depth (no memory primitive is the defence): once sealed, ``layout()``
+    refuses and the case process keeps no copy of the block's address, the extension is not
+    in ``sys.modules``, the collector's walks are refused, and so are the files of /proc
+    that map the process's memory."""
+    with case_session(tmp_path, REACH) as box:
+        assert box.start().ok
+        still_open = value(box.call({'function': 'reach'}, 20))
+    assert still_open == []

@@ -42,7 +42,8 @@ VERDICTS = {
     # issue: counts made where the submission cannot reach (the C counter)
     'patched_trampoline': ((0.0, FULL), {'prunes': False}, [], []),
     'hidden_recursion': (FULL, {'prunes': False, 'searched': True}, [], []),
-    'input_at_import': (FULL, {'prunes': False, 'searched': True}, [], []),
+    # (the collector's walk is refused once sealed: its import fails)
+    'input_at_import': ((0.0, FULL), {'prunes': False}, [], []),
     'patched_decoder': (0.0, {'prunes': False, 'tampered': True},
                         ["changed the grader's own code"], []),
     # issue: searches where the counter cannot see (a plain minimax inside the route, a
