@@ -29,12 +29,13 @@ Two kinds of class (``--class``):
 A share ``--copies`` of the hand-ins are copies of another student's, made
 with one to three obfuscations of tests/obfuscate.py (``pool``: names
 changed again, functions reordered) and names changed: the run says how
-many of them are listed.  ``--no-template`` does not give the handout as
-the template: the code most of the class holds is left out all the same.
-Prints the pairs looked at (``compared``), the pairs whose shares were
-measured, the pairs read back, the pairs listed, the seconds of each run and
-the peak memory of the process.  Not a timed test: the figures depend on
-the machine.
+many of those whose original holds enough code to be listed at all are
+listed.  ``--no-template`` does not give the handout as the template: the
+code most of the class holds is left out all the same.  Prints the pairs
+compared (those sharing a fingerprint, one of them new), the pairs compared
+in full (``measured``: those flagged), the pairs read back from the
+gradebook, the pairs listed, the seconds of each run and the peak memory of
+the process.  Not a timed test: the figures depend on the machine.
 """
 import argparse
 import ast
@@ -200,16 +201,31 @@ def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def long_enough(hand_ins, copied):
+    """``{(exercise, copy, original)}`` of the copies whose original holds enough code of
+    its own to be listed at all (an exact copy of it would be)."""
+    from grader.batch import similarity
+    settings, out = similarity.Settings(), set()
+    for exercise, file in EXERCISES.items():
+        template = (ROOT / 'student_template' / file).read_text()
+        boilerplate = similarity.every_kgram(template, settings)
+        for copy, original in copied.items():
+            prints = similarity.fingerprint(hand_ins[original][file], settings, boilerplate)
+            itself = similarity.compare(prints, prints)
+            if settings.flagged(itself.share_a, itself.share_b, itself.tokens):
+                out.add((exercise, *sorted((copy, original))))
+    return out
+
+
 def timed(book, policy, label, copied):
     from grader.batch import copies
     started = time.perf_counter()
     report = copies.run(book, policy)
     seconds = time.perf_counter() - started
     listed = {(p.exercise, p.a.name, p.b.name) for p in report.pairs}
-    found = sum(1 for copy, source in copied.items() for e in EXERCISES
-                if (e, *sorted((copy, source))) in listed)
+    found = len(copied & listed)
     print(f'{label:<30} {report.compared:>9} {getattr(report, "measured", "-"):>9} '
-          f'{report.cached:>9} {len(report.pairs):>8} {found:>4}/{len(copied) * 2:<4} '
+          f'{report.cached:>9} {len(report.pairs):>8} {found:>4}/{len(copied):<4} '
           f'{seconds:>8.2f} {peak_mb():>8.0f}', flush=True)
     return report
 
@@ -231,21 +247,23 @@ def main():
         similarity['template'] = ROOT / 'student_template'
     policy = dataclasses.replace(policy, similarity=similarity)
     hand_ins, copied = make_class(args.size, args.seed, args.copies, args.kind)
+    listable = long_enough(hand_ins, copied)
     pairs = len(EXERCISES) * args.size * (args.size - 1) // 2
     print(f'class of {args.size} ({args.kind}), {len(EXERCISES)} exercises: {pairs} pairs of '
           f'hand-ins (plus each with the known solutions); {len(copied)} copies '
-          f'({len(copied) * 2} copied files); peak memory {peak_mb():.0f} MB after making it')
+          f'({len(copied) * 2} copied files, {len(listable)} of them of an original with '
+          f'enough code to list); peak memory {peak_mb():.0f} MB after making it')
     print(f'{"run":<30} {"compared":>9} {"measured":>9} {"kept":>9} {"listed":>8} '
           f'{"copies":>9} {"seconds":>8} {"peak MB":>8}')
     with tempfile.TemporaryDirectory() as folder, Gradebook(Path(folder), create=True) as book:
         run_id = book.start_run('batch')
         store(book, hand_ins, run_id)
-        timed(book, policy, 'first run', copied)
-        timed(book, policy, 'resumed, nothing changed', copied)
+        timed(book, policy, 'first run', listable)
+        timed(book, policy, 'resumed, nothing changed', listable)
         key = sorted(hand_ins)[0]
         store(book, {key: {f: renamed(t, random.Random(1)) for f, t in hand_ins[key].items()}},
               run_id)
-        timed(book, policy, 'resumed, one hand-in changed', copied)
+        timed(book, policy, 'resumed, one hand-in changed', listable)
         size = (Path(folder) / 'gradebook.sqlite').stat().st_size
     print(f'gradebook {size / 2**20:.1f} MB (the hand-ins and the comparisons); load '
           f'average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores')

@@ -62,16 +62,10 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 def canonical(tree, bound):
     """``tree`` (an :class:`ast.Module`) rewritten in its canonical form, in place;
     ``bound``: the names the file binds (the ones a copier may rename)."""
-    _Spelled().visit(tree)
+    _spell(tree)
     for scope in _scopes(tree):
         drop_unread(scope)
-    _Rewritten(bound).visit(tree)
-    facts = _Facts(bound)
-    for node in ast.walk(tree):
-        for name in _BLOCKS:
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                setattr(node, name, ordered(block, facts))
+    _Canonical(bound)(tree)
     return tree
 
 
@@ -88,23 +82,31 @@ def _no_op(statement):
         and value.func.id == 'print')
 
 
-class _Spelled(ast.NodeTransformer):
-    """No-op statements dropped; augmented assignments spelled out."""
+_BODIES = ('body', 'orelse', 'finalbody', 'handlers', 'cases')
 
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        for name in _BLOCKS + ('handlers',):
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                setattr(node, name, [s for s in block if not _no_op(s)])
-        return node
 
-    def visit_AugAssign(self, node):
-        self.generic_visit(node)
-        read = _as_load(node.target)
-        return ast.copy_location(ast.Assign(
-            targets=[node.target], value=ast.copy_location(
-                ast.BinOp(left=read, op=node.op, right=node.value), node)), node)
+def _spell(node):
+    """Every block under ``node`` without its no-op statements, and with its augmented
+    assignments spelled out (only statements hold blocks: expressions are not entered)."""
+    for name in _BODIES:
+        block = getattr(node, name, None)
+        if not isinstance(block, list) or not block:
+            continue
+        if isinstance(block[0], ast.stmt):
+            block = [_spelled(s) for s in block if not _no_op(s)]
+            setattr(node, name, block)
+        for item in block:
+            _spell(item)
+
+
+def _spelled(statement):
+    """``x op= y`` as ``x = x op y``; any other statement as it is."""
+    if not isinstance(statement, ast.AugAssign):
+        return statement
+    return ast.copy_location(ast.Assign(
+        targets=[statement.target], value=ast.copy_location(
+            ast.BinOp(left=_as_load(statement.target), op=statement.op,
+                      right=statement.value), statement)), statement)
 
 
 def _as_load(target):
@@ -319,41 +321,48 @@ def negated(test):
     return test
 
 
-class _Rewritten(ast.NodeTransformer):
-    """Loops, if/else, comparisons and commutative operands in their canonical form."""
+class _Canonical:
+    """Rewrites a tree bottom-up: each node's children first, then the node (loops,
+    if/else, comparisons and commutative operands in their canonical form), each block's
+    statements in their canonical order once they are canonical themselves."""
 
     def __init__(self, bound):
         self.bound = bound
+        self.facts = _Facts(bound)
 
-    def generic_visit(self, node):
-        super().generic_visit(node)
-        for name in _BLOCKS:
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                setattr(node, name, counted(block))
-        return node
+    def __call__(self, node):
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    block = [self(s) for s in counted(value)]
+                    setattr(node, field, ordered(block, self.facts))
+                elif value and isinstance(value[0], ast.AST):
+                    setattr(node, field, [self(v) if isinstance(v, ast.AST) else v
+                                          for v in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self(value))
+        rewrite = getattr(self, 'rewrite_' + type(node).__name__, None)
+        return node if rewrite is None else rewrite(node)
 
-    def visit_For(self, node):
-        return _over_items(self.generic_visit(node))
+    def rewrite_For(self, node):
+        return _over_items(node)
 
-    def visit_If(self, node):
-        self.generic_visit(node)
+    def rewrite_If(self, node):
         if not node.body and node.orelse:
             node.test, node.body, node.orelse = _flipped(node.test), node.orelse, []
         while node.orelse and negative(node.test):
             node.test, node.body, node.orelse = negated(node.test), node.orelse, node.body
         if isinstance(node.test, ast.Compare):
-            node.test = self.visit_Compare(node.test)
+            node.test = self.rewrite_Compare(node.test)
         return node
 
-    def visit_IfExp(self, node):
-        self.generic_visit(node)
+    def rewrite_IfExp(self, node):
         while negative(node.test):
             node.test, node.body, node.orelse = negated(node.test), node.orelse, node.body
         return node
 
-    def visit_Compare(self, node):
-        self.generic_visit(node)
+    def rewrite_Compare(self, node):
         if len(node.ops) != 1:
             return node
         op = type(node.ops[0])
@@ -365,8 +374,7 @@ class _Rewritten(ast.NodeTransformer):
             node.left, node.comparators = right, [left]
         return node
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+    def rewrite_BinOp(self, node):
         if not isinstance(node.op, _COMMUTATIVE):
             return node
         operands = sorted(_chain(node, type(node.op)), key=lambda n: shape(n, self.bound))
@@ -376,8 +384,7 @@ class _Rewritten(ast.NodeTransformer):
                                     node)
         return out
 
-    def visit_BoolOp(self, node):
-        self.generic_visit(node)
+    def rewrite_BoolOp(self, node):
         node.values = sorted(node.values, key=lambda n: shape(n, self.bound))
         return node
 
@@ -414,9 +421,9 @@ class _Facts:
 
     def __call__(self, node):
         found = self.memo.get(id(node))
-        if found is None:
-            found = self.memo[id(node)] = self._of(node)
-        return found
+        if found is None or found[0] is not node:
+            found = self.memo[id(node)] = (node, *self._of(node))
+        return found[1:]
 
     def _of(self, node):
         words, writes, reads = [_word(node, self.bound)], set(), set()

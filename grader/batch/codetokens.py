@@ -24,7 +24,7 @@ what does not parse of it is left out.
 """
 import ast
 import builtins
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from grader.batch import canonical
 
@@ -33,8 +33,9 @@ _SKIPPED = frozenset({'ctx', 'type_comment', 'type_ignores', 'kind', 'annotation
                       'type_params', 'decorator_list'})
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """A normalised token: its unit, its word and the character span of its code."""
+
     unit: int
     word: str
     start: int
@@ -43,7 +44,7 @@ class Token:
     @property
     def name(self):
         """Whether the token is a name the file binds (``#n``)."""
-        return self.word.startswith('#')
+        return self.word[:1] == '#'
 
 
 def bound_names(tree):
