@@ -67,7 +67,8 @@ class Settings:
 class Prints:
     """A file's fingerprints: ``hashes`` (sorted) and the token index where each one's
     k-gram starts (``starts``, numpy arrays), the number of tokens they cover, and the
-    character span of each token (None when not known: :meth:`spanned` adds them)."""
+    character span of each token (a numpy array of rows ``(start, end)``; None when not
+    known: :meth:`spanned` adds them)."""
 
     hashes: object
     starts: object
@@ -93,7 +94,7 @@ class Prints:
     def spanned(self, text):
         """These prints with the character span of every token of ``text`` (their file)."""
         if self.spans is None:
-            self.spans = [(t.start, t.end) for t in codetokens.read(text)]
+            self.spans = _spans(codetokens.read(text))
         return self
 
     def without(self, hashes):
@@ -216,7 +217,14 @@ def fingerprint(text, settings, boilerplate=None):
     order = numpy.argsort(hashes, kind='stable')
     hashes, starts = hashes[order], starts[order].astype(numpy.int32)
     return Prints(hashes=hashes, starts=starts, coverage=_covered(starts, settings.k),
-                  k=settings.k, spans=[(t.start, t.end) for t in tokens])
+                  k=settings.k, spans=_spans(tokens))
+
+
+def _spans(tokens):
+    """The character spans of ``tokens``, one row each (a numpy array: a class's files keep
+    theirs in memory)."""
+    import numpy
+    return numpy.array([(t.start, t.end) for t in tokens], dtype=numpy.int32).reshape(-1, 2)
 
 
 # -- comparing two files ------------------------------------------------------------------
@@ -255,10 +263,11 @@ def matched_spans(prints, common, gap=GAP):
     matched = numpy.zeros(len(prints.spans) + prints.k, dtype=bool)
     for start in _matched_starts(prints, common).tolist():
         matched[start:start + prints.k] = True
-    order = sorted(range(len(prints.spans)), key=lambda i: prints.spans[i])
+    token_spans = [tuple(span) for span in prints.spans.tolist()]
+    order = sorted(range(len(token_spans)), key=token_spans.__getitem__)
     spans, unmatched = [], 0
     for index in order:
-        start, end = prints.spans[index]
+        start, end = token_spans[index]
         if not matched[index]:
             unmatched += 1
             continue
