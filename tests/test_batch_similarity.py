@@ -377,3 +377,19 @@ def test_the_index_counts_the_shared_tokens_a_comparison_of_the_pair_counts():
         assert set(files) == {j for j in range(len(prints))
                               if j != i and similarity.shared(one, prints[j])}
     assert shared_pairs >= 20
+
+
+BEFORE_ISSUE_41 = {('honest_a', 'honest_b'): 0.00, ('honest_a', 'known'): 0.00,
+                   ('honest_b', 'known'): 0.16, ('from_known', 'honest_b'): 0.16,
+                   ('honest_b', 'renamed_a'): 0.00, ('from_known', 'honest_a'): 0.00,
+                   ('from_known', 'renamed_a'): 0.00, ('known', 'renamed_a'): 0.00}
+"""The larger share of each honest pair of tests/copies before the canonical form (issue
+41), the template left out."""
+
+
+def test_honest_pairs_stay_at_or_below_their_shares_before_the_canonical_form():
+    files = {name: text(name) for name in ('honest_a', 'honest_b', 'renamed_a', 'from_known')}
+    files['known'] = (COPIES / 'known' / 'tictactoe.py').read_text()
+    for (a, b), before in BEFORE_ISSUE_41.items():
+        match = similarity.similar(files[a], files[b], SETTINGS, TEMPLATE)
+        assert max(match.share_a, match.share_b) <= before, (a, b, match)
