@@ -393,3 +393,24 @@ def test_honest_pairs_stay_at_or_below_their_shares_before_the_canonical_form():
     for (a, b), before in BEFORE_ISSUE_41.items():
         match = similarity.similar(files[a], files[b], SETTINGS, TEMPLATE)
         assert max(match.share_a, match.share_b) <= before, (a, b, match)
+
+
+def test_a_resumed_batch_with_code_the_class_shares_compares_only_the_new_file(tmp_path,
+                                                                               policy):
+    """Twelve hand-ins under one handout, no template given: a thirteenth hand-in (a
+    disguised copy) is compared alone, the class's common code being the same."""
+    import obfuscate
+    course = dataclasses.replace(policy, similarity={})
+    with Gradebook(tmp_path / 'out', create=True) as book:
+        run_id = book.start_run('batch')
+        codes = handout_class()
+        for code in codes:
+            store(book, code.name, code.text, run_id)
+        first = copies.run(book, course)
+        assert first.pairs == [] and first.common > 100 and first.cached == 0
+        copy = obfuscate.disguised(codes[3].text, ['while_loops', 'dead_function'])[0]
+        store(book, 'copier', copy, run_id)
+        again = copies.run(book, course)
+        assert again.common == first.common
+        assert again.cached == 12 * 11 // 2 and 0 < again.compared <= 12
+        assert flagged(again) == {('copier', 'student03')}
