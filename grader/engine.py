@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from grader import __version__, calibrate, fixtures, generated, instruments, scoring, submission
 from grader import exercises as plugins
+from grader.child import tally as tally_words
 from grader.errors import UserError
 from grader.exercises import base
 from grader.exercises import facts as factwords
@@ -905,6 +906,10 @@ def load_problem(plugin, settings, relpath, loaded):
         if loaded.status == 'timeout':
             return f'{relpath} {loaded.error}'
         if loaded.kind == 'sandbox':
+            if tally_words.NOT_LOADED in (loaded.error or ''):   # the grader's, never the student's
+                raise instruments.MissingInstrument(
+                    f'{tally_words.NOT_LOADED} (the extension this grader ships does not load '
+                    f'there): nothing was graded; fix: {instruments.fix_command()}')
             return loaded.error
         return f'{relpath} could not be imported: {loaded.error}'
     observation = loaded.observation

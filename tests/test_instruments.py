@@ -192,3 +192,20 @@ def test_regrade_refuses_before_it_reads_the_gradebook(monkeypatch, tmp_path, po
     with pytest.raises(instruments.MissingInstrument, match='search counter'):
         pipeline.regrade(policy, pipeline.Settings(out=out))
     assert not out.exists()
+
+
+def test_a_counter_that_does_not_load_in_the_sandbox_stops_the_grade(tmp_path, monkeypatch,
+                                                                      policy, handed_in):
+    """The grader has its counter, but the copy it ships to the sandbox does not load there:
+    the runner says so before any student code exists, and the grade stops -- never a zero
+    for the student's exercise ("the sandbox could not be set up")."""
+    from grader import engine
+    from grader.child import tally
+    from grader.sandbox import bundle
+    broken = tmp_path / '_tally.so'
+    broken.write_bytes(b'\x7fELF, but not a library')
+    members = bundle.members
+    monkeypatch.setattr(bundle, 'members', lambda: {**members(), tally.MEMBER: broken})
+    monkeypatch.setattr(bundle, '_cache', {})
+    with pytest.raises(instruments.MissingInstrument, match=tally.NOT_LOADED):
+        engine.grade(policy, handed_in, only=['tictactoe'])

@@ -233,8 +233,7 @@ class Runner:
         shipped = tally.unpack(counter)
         if not tally.load(shipped) and shipped is not None:
             # fail closed: a grade never runs without the counter the grader has
-            self.send({'id': hello['id'], 'status': 'sandbox',
-                       'error': 'the search counter could not be loaded in the sandbox'})
+            self.send({'id': hello['id'], 'status': 'sandbox', 'error': tally.NOT_LOADED})
             return
         try:
             applied, self.case_filter = layers.apply_runner(hello.get('layers', {}))

@@ -42,6 +42,10 @@ ORDER = struct.Struct('<Qd')
 HEADER = struct.Struct('<8Q')
 MAGIC = 0x31796c6c61745f
 
+NOT_LOADED = 'the search counter could not be loaded in the sandbox'
+"""What the runner answers, before any student code exists, when the extension it was sent
+does not load: the grade stops there (:class:`grader.instruments.MissingInstrument`)."""
+
 NOT_BUILT = ('the search counter (grader/child/_tally.c) is not built on this machine: no '
              'search is counted and no pruning is credited; install a C compiler and the '
              "Python headers, then reinstall the grader (make setup, or pip install '.[all]')")
