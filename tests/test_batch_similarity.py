@@ -414,3 +414,11 @@ def test_a_resumed_batch_with_code_the_class_shares_compares_only_the_new_file(t
         assert again.common == first.common
         assert again.cached == 12 * 11 // 2 and 0 < again.compared <= 12
         assert flagged(again) == {('copier', 'student03')}
+
+
+def test_a_hand_in_that_is_a_known_solution_word_for_word_is_listed_with_it():
+    codes, known = the_class()
+    codes.append(copies.Code('verbatim', known[0].text))
+    report = copies.compare_class('tictactoe', codes, known, SETTINGS, TEMPLATE)
+    exact = [p for p in report.pairs if p.a.name == 'verbatim' and p.b.known]
+    assert [(p.match.share_a, p.match.share_b) for p in exact] == [(1.0, 1.0)]

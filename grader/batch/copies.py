@@ -184,8 +184,9 @@ def compare_class(exercise, codes, known, settings, template='', cache=None):
     report = Report(common=len(shared))
     matches = _compare_new(order, lean, [d in done for d in order],
                            [d not in held for d in order], settings, report)
-    for i, d in enumerate(order):
-        if held[d] > 1 and (d, d) not in found:
+    solutions = {c.digest for c in known}
+    for i, d in enumerate(order):           # a file handed in twice, or a known solution's
+        if (held[d] > 1 or (held[d] and d in solutions)) and (d, d) not in found:
             matches[d, d] = _flagged(similarity.compare(lean[i], lean[i]), settings)
     flagged = {}
     for (i, j), match in matches.items():
