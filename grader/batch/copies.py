@@ -1,18 +1,26 @@
 """Copies within a class and from known solutions: ``similarity.csv`` and its views.
 
-For every exercise, every pair of hand-ins is compared, and every hand-in
-with each known solution of that exercise (files an instructor collected,
-in the folder ``similarity.known`` of grading.yaml names), with the
-handout's template left out as boilerplate (:mod:`grader.batch.similarity`).
-A pair is listed when it is flagged (:meth:`similarity.Settings.flagged`);
-nothing here ever changes a score.
+For every exercise, the hand-ins are compared with each other, and every
+hand-in with each known solution of that exercise (files an instructor
+collected, in the folder ``similarity.known`` of grading.yaml names), with
+the handout's template left out as boilerplate (:mod:`grader.batch.similarity`),
+and so the fingerprints more than ``common_share`` of the class's hand-ins
+hold (:func:`grader.batch.fingerprints.common`).  Only pairs of files that
+share a fingerprint are compared: an inverted index of the class's
+fingerprints counts what each file shares with every other at once
+(:class:`grader.batch.fingerprints.Index`), and only the pairs it flags are
+compared in full.  A pair is listed when it is flagged
+(:meth:`similarity.Settings.flagged`); nothing here ever changes a score.
 
 It runs where the batch runs, after grading, from the files stored in the
-gradebook, whatever executor graded them.  Results are kept in the
-gradebook keyed by the two files' content hashes and the settings' digest:
-a resumed batch or a regrade compares only the files that are new since
-the last comparison (each with every other file); the pairs of files
-already compared are read back.
+gradebook, whatever executor graded them.  Each file's fingerprints are kept
+in the gradebook keyed by its content hash and the settings; the pairs
+found, keyed by the two files' content hashes, the settings and the class's
+common fingerprints: a resumed batch or a regrade compares only the files
+that are new since the last comparison (each with every file it shares a
+fingerprint with), and reads the pairs already compared back.  When the
+class's common code changes (a fingerprint crosses ``common_share``), every
+file is compared again.
 
 Which file of a hand-in is an exercise's: the first of the exercise's
 ``files`` found at the top of the hand-in or under ``src/``, as grading
