@@ -76,10 +76,6 @@ class Prints:
     k: int
     spans: object = None
 
-    @property
-    def keys(self):
-        return set(self.hashes.tolist())
-
     def to_json(self):
         """The prints as stored (not the spans: :meth:`spanned` reads them again)."""
         return json.dumps([self.k, self.coverage, self.hashes.tolist(), self.starts.tolist()])
@@ -229,7 +225,7 @@ def _spans(tokens):
 
 # -- comparing two files ------------------------------------------------------------------
 def shared(a, b):
-    """How many fingerprints two files share: the cheap first look at a pair."""
+    """How many distinct fingerprints two files share."""
     import numpy
     return len(numpy.intersect1d(a.hashes, b.hashes))
 
