@@ -144,6 +144,31 @@ def test_unconfirmed_counts_withdraw_efficiency_without_naming_a_drawn_trip(poli
     assert '97 expansions counted on large-far-trips trip 1' in table.message
 
 
+def test_a_search_that_remembers_its_answers_is_a_search_whatever_its_time_per_run(policy):
+    """Each trip's first run counts a whole search, its repeats nothing (answered from
+    memory): caching, which earns no efficiency, but a search behind every answer, even when
+    its one search shared out over the repeats is under the time floor (it was at the floor,
+    and the verdict of astar_memo_between_searches followed the machine's load).  Counts
+    under a trip's floor on its first run are no such evidence."""
+    from grader import exercises
+    from grader.exercises import base
+    plugin, settings = exercises.get('travel'), policy.exercises['travel']
+    baseline = [base.Outcome('_baseline', f'b{k}', True, measured={'cpu': 0.03, 'network': 'large'})
+                for k in range(3)]
+    tiny = 0.03 + 0.0004        # the case's CPU time: the build, and almost nothing per run
+
+    def judged(counts):
+        efficiency = efficiency_outcome('large-far-trips', counts, 800, cpu=tiny)
+        arrival = base.Outcome('arrival', 'one-hop', True, 'arrival 8m')
+        _, facts = plugin.review(baseline + [efficiency, arrival], settings, {'unit': 0.05})
+        return facts, arrival
+
+    facts, arrival = judged([900, 0, 0, 0])
+    assert facts['evidence_status'] == 'cached' and facts['searched'] and arrival.passed
+    facts, arrival = judged([90, 0, 0, 0])       # under the trip's floor: no search shown
+    assert not facts['searched'] and not arrival.passed and arrival.kind == 'no search'
+
+
 def test_a_trip_is_searched_again_and_a_failing_repeat_keeps_the_first_answer(tmp_path):
     case = max(ROUTES, key=lambda c: c['expected']['astar_expansions'])
     payload = route(case, reps=16, at_least=2, work=0.0)
