@@ -20,8 +20,9 @@ through Python code of the case process.  This module only:
   entry point through it;
 - reads a stopped case process's block (:func:`read`), in the runner.
 
-Without the extension (it could not be built) nothing is counted: probes
-still answer, and the judges say the counts could not be read.
+Without the extension nothing is counted: an official grade refuses to run
+(:mod:`grader.instruments`), and a self-check's counted checks say they are
+not checked on this machine.
 """
 import importlib.machinery
 import importlib.util
@@ -45,11 +46,6 @@ MAGIC = 0x31796c6c61745f
 NOT_LOADED = 'the search counter could not be loaded in the sandbox'
 """What the runner answers, before any student code exists, when the extension it was sent
 does not load: the grade stops there (:class:`grader.instruments.MissingInstrument`)."""
-
-NOT_BUILT = ('the search counter (grader/child/_tally.c) is not built on this machine: no '
-             'search is counted and no pruning is credited; install a C compiler and the '
-             "Python headers, then reinstall the grader (make setup, or pip install '.[all]')")
-"""The one line the grader says at every start (and ``grader doctor``) without the extension."""
 
 _ext = []
 _layout = []

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from grader.contract import NOT_CHECKED
+from grader.judging.evidence import UNAVAILABLE
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,14 @@ def verdict_with_ratio(label, ratio_fact, ratio_label):
 
 
 # -- facts shared by plug-ins that use grader.judging.evidence ---------------
-UNCONFIRMED = ('confirmed', 'unmeasured', 'no counter')
+UNCONFIRMED = ('confirmed', 'unmeasured', UNAVAILABLE)
 """Evidence statuses that need no sentence of their own: the counts stand, nothing was
 counted, or this machine has no counter (said by the fact it backs)."""
 
 
 def counter_missing(facts):
     """Whether ``facts['evidence']`` says this machine has no counter."""
-    return (facts.get('evidence') or {}).get('status') == 'no counter'
+    return (facts.get('evidence') or {}).get('status') == UNAVAILABLE
 
 
 def counts_unconfirmed(facts):
