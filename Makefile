@@ -1,7 +1,8 @@
 # make demo  -- set everything up (first use) and grade the bundled example submissions
 # make test  -- run the whole test suite, on two cores (pytest-xdist)
 # make quick -- the suite without the batch class
-# make slow  -- the whole suite with the batch class of 200 submissions
+# make slow  -- the whole suite with the batch class of 200 submissions, every verdict
+#              graded under the course's own draws and limits
 # make lint  -- ruff's checks (pyproject.toml [tool.ruff]); CI runs it before the tests
 # make matrix -- the verdict tests under every Python 3.9-3.13 found (pyenv)
 # make wheels -- wheels with the search counter built, for every Python 3.9-3.13 (dist/wheels)

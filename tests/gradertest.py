@@ -25,6 +25,29 @@ def with_exercise(policy, exercise, **changes):
     return dataclasses.replace(policy, exercises={**policy.exercises, exercise: settings})
 
 
+TEST_DRAWS = 2
+"""Positions a verdict test's grade draws per exercise in ``make test`` (the course draws
+8-12 and then its killers): the checks, their rules and the positions of the fixtures are
+the course's; ``make slow`` (``GRADER_SLOW_TESTS=1``) grades under the course itself."""
+
+
+def drawing_less(policy, exercise):
+    """``policy`` with ``exercise`` drawing :data:`TEST_DRAWS` positions and no killers from
+    the pool (options of the draw such as the route planner's ``large_trips`` at most as
+    many), unless ``GRADER_SLOW_TESTS`` is set; ``policy`` itself when it draws none.
+
+    Each position drawn is one more case of every check that looks at drawn positions,
+    never a check of its own, so a verdict holds under fewer of them, except one that a
+    killer from the pool finds (a variant then grades under the course's own draws)."""
+    import os
+    drawn = policy.exercises[exercise].generated
+    if not drawn or os.environ.get('GRADER_SLOW_TESTS'):
+        return policy
+    fewer = {key: min(int(value), TEST_DRAWS) if key in ('count', 'large_trips') else value
+             for key, value in drawn.items() if key != 'killers'}
+    return with_exercise(policy, exercise, generated=fewer)
+
+
 def spawns(monkeypatch):
     """Record each sandbox booted (:meth:`Session.spawn`, spares included) in the list
     returned."""

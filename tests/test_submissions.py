@@ -10,8 +10,12 @@ with instead of the course's, and under ``min_seconds`` a smaller floor for ever
 limit: it times out under any limit, so a smaller one gives the same verdict
 sooner.  Likewise ``check_limits`` may lower a check's count limits
 (``{check: {parameter: value}}``, e.g. the route planner's expansions per stop)
-for a variant stopped by its counts whatever they are.  ``GRADER_SLOW_TESTS=1``
-grades every variant under the course's own limits.
+for a variant stopped by its counts whatever they are.
+
+Each variant's grade draws fewer positions than the course's (:func:`gradertest.drawing_less`),
+unless its verdict says ``draws: course``: a bug that only the pool's killers find.
+``GRADER_SLOW_TESTS=1`` (``make slow``) grades every variant under the course's own draws
+and limits.
 """
 import dataclasses
 import os
@@ -19,7 +23,7 @@ import os
 import pytest
 import yaml
 
-from gradertest import SUBMISSIONS, with_exercise
+from gradertest import SUBMISSIONS, drawing_less, with_exercise
 
 
 def variants():
@@ -32,7 +36,11 @@ def variants():
 def course_for(policy, exercise, verdict):
     """The course ``exercise``'s variant is graded under: the repository's, with the
     factors of the variant's ``limits``, its ``min_seconds`` and the check parameters of its
-    ``check_limits`` (unless GRADER_SLOW_TESTS=1)."""
+    ``check_limits``, drawing the test course's positions unless it says ``draws: course``
+    (unless GRADER_SLOW_TESTS=1)."""
+    assert verdict.get('draws', 'test') in ('test', 'course'), 'draws: test or course'
+    if verdict.get('draws') != 'course':
+        policy = drawing_less(policy, exercise)
     limits = verdict.get('limits') or {}
     floor = verdict.get('min_seconds')
     counts = verdict.get('check_limits') or {}
