@@ -269,6 +269,74 @@ def bench_start_cost(repeats):
     return rows
 
 
+TRIVIAL = 'def trivial():\n    return 1\n'
+
+
+def _case_costs(box, payload, calls):
+    """``(runner, case, parent, wall)`` samples (seconds) of ``calls`` calls of ``payload``:
+    the case process's CPU from the runner's ``wait4`` (its setup before the mark included),
+    the runner's the sandbox's cgroup CPU around the call less the case process's, and the
+    parent's this thread's CPU clock around ``Session.call``."""
+    samples = []
+    for _ in range(calls):
+        thread, start = time.thread_time(), time.perf_counter()
+        reply = box.call(payload, 5.0)
+        wall, parent = time.perf_counter() - start, time.thread_time() - thread
+        assert reply.ok, (reply.status, reply.error)
+        case = reply.cpu + reply.setup_cpu
+        samples.append((reply.sandbox_cpu - case, case, parent, wall, reply.cpu))
+    return samples
+
+
+def bench_case_processes(repeats):
+    """Issue 42: what one case process costs besides the search, split into the runner's CPU
+    (reset, fork, wait, the tally), the case process's (fork, layers, seal, the module run
+    again, the probe, the reply) and the parent's (send, poll, decode, check), with the wall
+    time of one call: a trivial function through the sandbox's own probe, and tic-tac-toe's
+    baseline request (the reference module run again, the counted probe, no search) whose
+    after-the-mark CPU is the judges' ``fixed``.  Medians over ``20 * repeats`` calls of each,
+    taken in turn so a passing load moves both alike."""
+    from grader import config
+    from grader import exercises as plugins
+    from grader.sandbox import layers
+    from grader.sandbox.session import Session
+    isolation = layers.detect()
+    settings = config.load(ROOT / 'grading.yaml').exercises['tictactoe']
+    options = plugins.get('tictactoe').child_options(settings)
+    baseline = {'board': ['-'] * 9, 'maximizing': True, 'player': 'X', 'count': True, 'reps': 0}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        trivial = Path(tmp) / 'trivial'
+        trivial.mkdir()
+        (trivial / 'tictactoe.py').write_text(TRIVIAL)
+        reference = folder_of(tmp, 'ttt', {'tictactoe.py': REFERENCE['tictactoe.py']})
+        subjects = [('a trivial function (sandbox probe)',
+                     Session(trivial, 'tictactoe.py', 'grader.child.selftest',
+                             isolation=isolation), {'function': 'trivial'}),
+                    ('tic-tac-toe baseline request (reference, counted probe, no search)',
+                     Session(reference, 'tictactoe.py', 'grader.exercises.tictactoe.probe',
+                             isolation=isolation, options=options), baseline)]
+        found = {label: [] for label, _, _ in subjects}
+        try:
+            for _, box, payload in subjects:
+                assert box.start().ok
+                _case_costs(box, payload, 5)      # warm: the parent's first checks
+            for _ in range(max(1, repeats) * 4):
+                for label, box, payload in subjects:
+                    found[label] += _case_costs(box, payload, 5)
+        finally:
+            for _, box, _ in subjects:
+                box.close()
+    for label, samples in found.items():
+        runner, case, parent, wall, after = (median(column) * 1000 for column in zip(*samples))
+        rows.append((f'case process CPU, {label}',
+                     f'{runner + case + parent:.2f} ms',
+                     f'runner {runner:.2f} ms, case process {case:.2f} ms (after its mark '
+                     f'{after:.2f} ms), parent {parent:.2f} ms; wall {wall:.2f} ms per call '
+                     f'({isolation.level}; medians of {len(samples)} calls)'))
+    return rows
+
+
 def _counting_subjects():
     """``(exercise, what, label, module, payloads, options, probe)`` of each search measured
     with and without the counter: tic-tac-toe's pruning cases (the reference's alpha-beta,
@@ -467,6 +535,7 @@ BENCHMARKS = {'overhead': bench_overhead, 'check': bench_check_latency,
               'share': bench_overhead_share,
               'routes': bench_route_queries, 'batch': bench_batch,
               'start': bench_start_cost, 'instrument': bench_instrumentation,
+              'caseprocess': bench_case_processes,
               'parallel': bench_parallel_verdicts, 'hangs': bench_hangs}
 
 

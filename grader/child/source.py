@@ -19,11 +19,14 @@ PREIMPORT = frozenset({
     'heapq', 'itertools', 'json', 'math', 'operator', 'queue', 'random', 're', 'statistics',
     'string', 'time', 'typing', 'datetime', 'fractions', 'numbers', 'pprint', 'textwrap',
     'threading', 'traceback', 'warnings', 'logging', 'sys', 'os',
+    'pathlib', 'shutil', 'zipfile', 'fnmatch', 'binascii', 'zlib', 'bz2', 'lzma', 'ipaddress',
 })
 """Standard modules a submission commonly imports: the runner imports them once,
 before forking, so a case process does not load them again.  Only standard
 library code runs in the runner; a name that is also a file of the submission
-is never imported there."""
+is never imported there.  (The runner itself loads neither ``threading`` nor ``zipfile``
+and what it brings, see :meth:`grader.child.runner.Runner.unpack`: a submission that
+imports one of them has it loaded here.)"""
 
 
 class Study:

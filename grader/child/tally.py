@@ -29,7 +29,6 @@ import importlib.util
 import os
 import struct
 import sys
-import zipfile
 from json import dumps as _dumps
 from json import loads as _loads
 
@@ -69,18 +68,18 @@ def extension_path():
 def unpack(folder):
     """Write the archive's extension into ``folder`` (the runner, before the uid drop);
     its path, or None when the archive holds none."""
-    archive = getattr(sys.modules[__name__].__loader__, 'archive', None)
+    loader = sys.modules[__name__].__loader__
+    archive = getattr(loader, 'archive', None)
     try:
-        if archive:
-            with zipfile.ZipFile(archive) as bundle:
-                data = bundle.read(MEMBER)
+        if archive:     # the zip importer reads it: zipfile is not loaded in the runner
+            data = loader.get_data(os.path.join(archive, MEMBER))
         else:
             path = extension_path()
             if path is None:
                 return None
             with open(path, 'rb') as f:
                 data = f.read()
-    except (OSError, KeyError, zipfile.BadZipFile):
+    except (OSError, KeyError):
         return None
     os.makedirs(folder, mode=0o755, exist_ok=True)
     target = os.path.join(folder, '_tally.so')

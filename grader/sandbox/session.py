@@ -681,6 +681,8 @@ class Session:
         sweep = self.isolation.has('subreaper') and self.workdir is not None
         if proc is not None:
             self._kill_process(proc, sweep)
+        if self.clock is not None:
+            self.clock.close()
         if self.group is not None:
             self.group.remove()
             self.group = None
