@@ -48,6 +48,41 @@ def drawing_less(policy, exercise):
     return with_exercise(policy, exercise, generated=fewer)
 
 
+UNSOLVABLE_TEST_SECONDS = 0.3
+"""CPU seconds a verdict test's grade gives the eight puzzle's unsolvable start in ``make
+test`` (the course: 150 units, about 6.5 s here).  Exhausting its 181,440 states takes an
+honest heap-based search 1.5-2.3 s: about a fifth of the verdict tests' CPU time."""
+
+
+def cutting_unsolvable(policy, exercise, unit):
+    """``policy`` with ``exercise``'s ``unsolvable`` limit cut to :data:`UNSOLVABLE_TEST_SECONDS`
+    and every other limit exactly as the course sets it under ``unit`` (the floor
+    ``min_seconds`` lowered to the cut, the factors below the old floor raised to keep their
+    limits, the import's among them), unless ``GRADER_SLOW_TESTS`` is set; ``policy`` itself
+    when the exercise has no ``unsolvable`` limit.
+
+    Under the cut an exhaustive search is stopped while it is still searching: its
+    ``unsolvable`` check fails with the outcome ``timed out`` where the course's limit would
+    have seen it return None.  A search that returns a path, raises or returns garbage on
+    that start does so within the cut as well (tests/test_submissions.py)."""
+    import os
+
+    from grader.config import IMPORT_FACTOR
+    settings = policy.exercises[exercise]
+    if 'unsolvable' not in settings.factors or os.environ.get('GRADER_SLOW_TESTS'):
+        return policy
+    floor = settings.min_seconds
+    factors = {'import': IMPORT_FACTOR, **settings.factors}
+    factors = {key: max(value, floor / unit) for key, value in factors.items()}
+    factors['unsolvable'] = UNSOLVABLE_TEST_SECONDS / unit
+    cut = with_exercise(policy, exercise, factors=factors, min_seconds=UNSOLVABLE_TEST_SECONDS)
+    for key in settings.factors:
+        if key != 'unsolvable':
+            assert abs(cut.exercises[exercise].limit(key, unit) - settings.limit(key, unit)) < 1e-9
+    assert abs(cut.exercises[exercise].import_limit(unit) - settings.import_limit(unit)) < 1e-9
+    return cut
+
+
 def spawns(monkeypatch):
     """Record each sandbox booted (:meth:`Session.spawn`, spares included) in the list
     returned."""

@@ -13,7 +13,12 @@ sooner.  Likewise ``check_limits`` may lower a check's count limits
 for a variant stopped by its counts whatever they are.
 
 Each variant's grade draws fewer positions than the course's (:func:`gradertest.drawing_less`),
-unless its verdict says ``draws: course``: a bug that only the pool's killers find.
+unless its verdict says ``draws: course``: a bug that only the pool's killers find.  And
+the eight puzzle's unsolvable start is stopped after a fraction of a second
+(:func:`gradertest.cutting_unsolvable`): an exhaustive search that the course's limit sees
+return None is still searching then, so its ``unsolvable`` check fails with the outcome
+``timed out`` instead, and no other; a variant whose verdict names another outcome of that
+start (``unsolvable_outcome``), or limits of its own, is graded under the course's limit.
 ``GRADER_SLOW_TESTS=1`` (``make slow``) grades every variant under the course's own draws
 and limits.
 """
@@ -23,7 +28,7 @@ import os
 import pytest
 import yaml
 
-from gradertest import SUBMISSIONS, drawing_less, with_exercise
+from gradertest import SUBMISSIONS, cutting_unsolvable, drawing_less, with_exercise
 
 
 def variants():
@@ -33,10 +38,15 @@ def variants():
             yield pytest.param(exercise, verdicts.parent / name, verdict, id=f'{exercise}/{name}')
 
 
-def course_for(policy, exercise, verdict):
+TIMED_OUT = 'timed out'
+"""The ``unsolvable_outcome`` of a search stopped at its limit."""
+
+
+def course_for(policy, exercise, verdict, unit):
     """The course ``exercise``'s variant is graded under: the repository's, with the
     factors of the variant's ``limits``, its ``min_seconds`` and the check parameters of its
-    ``check_limits``, drawing the test course's positions unless it says ``draws: course``
+    ``check_limits``, drawing the test course's positions unless it says ``draws: course``,
+    and the unsolvable start cut short under ``unit`` unless the verdict names its outcome
     (unless GRADER_SLOW_TESTS=1)."""
     assert verdict.get('draws', 'test') in ('test', 'course'), 'draws: test or course'
     if verdict.get('draws') != 'course':
@@ -44,6 +54,9 @@ def course_for(policy, exercise, verdict):
     limits = verdict.get('limits') or {}
     floor = verdict.get('min_seconds')
     counts = verdict.get('check_limits') or {}
+    outcome = verdict.get('facts', {}).get('unsolvable_outcome', TIMED_OUT)
+    if not (limits or floor) and outcome == TIMED_OUT:
+        policy = cutting_unsolvable(policy, exercise, unit)
     if not (limits or floor or counts) or os.environ.get('GRADER_SLOW_TESTS'):
         return policy
     settings = policy.exercises[exercise]
@@ -66,7 +79,7 @@ def test_verdict(exercise, variant, verdict, submission, policy, run):
     from grader import engine
     assert exercise in policy.exercises, f'{exercise} has verdicts but is not in grading.yaml'
     assert variant.exists(), f'{variant} listed in verdicts.yaml is missing'
-    course = course_for(policy, exercise, verdict)
+    course = course_for(policy, exercise, verdict, run.unit)
     if course is not policy:
         run = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(course, submission(exercise, variant), run=run,
@@ -78,6 +91,13 @@ def test_verdict(exercise, variant, verdict, submission, policy, run):
     for check in result.checks:
         lost = (check.score < check.max_score) if check.max_score > 0 else not check.passed
         got[check.name] = lost
+    if got.get('unsolvable') and 'unsolvable' not in fails and \
+            course.exercises[exercise].factor('unsolvable') < policy.exercises[exercise].factor(
+                'unsolvable'):
+        # cut short (cutting_unsolvable): stopped while searching, as it passes when given
+        # the course's limit: nothing else
+        assert result.facts.get('unsolvable_outcome') == TIMED_OUT, result.facts
+        got['unsolvable'] = False
     wrong = {name: ('lost points' if lost else 'full points')
              for name, lost in got.items() if lost != (name in fails)}
     details = {c.name: c.message for c in result.checks if c.name in wrong}
