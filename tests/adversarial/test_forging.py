@@ -2,7 +2,9 @@
 
 Every file in ``forging/`` is graded as a tic-tac-toe submission through the real
 engine, as an official grade (positions drawn at grading time included), with
-``alphabeta_twin.py`` beside it (some attacks borrow its search).  The table
+``alphabeta_twin.py`` beside it (some attacks borrow its search): in ``make test`` on two
+public cases of each kind and two drawn positions (:func:`course`), in ``make slow`` under
+the course itself.  The table
 below gives the verdict each deserves: the score, the facts, and words its
 report must (or must not) contain.  The honest twins -- ``alphabeta_twin`` (an
 ordinary alpha-beta) and ``minimax_twin`` (an ordinary minimax) -- show what
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gradertest import ROOT, SUBMISSIONS, with_exercise
+from gradertest import ROOT, SUBMISSIONS, drawing_less, one_of_each_kind, with_exercise
 
 HERE = Path(__file__).resolve().parent / 'forging'
 TWIN = HERE / 'alphabeta_twin.py'
@@ -86,6 +88,11 @@ ROUTE_TRICKS = ('monitoring_search', 'signal_search', 'finalizer_search', 'weakr
                 'gc_callback_search', 'atexit_search', 'audit_hook_search', 'profile_search')
 """Searches run where a counter might not look: each route is counted or voids the run."""
 
+COURSE_CASES = {'table_one_counted'}
+"""Tricks graded on the course's own public cases in ``make test`` too: its real alpha-beta
+answers the one-mark positions, which the first two pruning positions are, so only the
+course's later ones show that the table does not prune."""
+
 ENDLESS = {'blocked_signals'}
 """Tricks that never answer: they time out under any limit, so they are graded under 5
 units (at least 0.3 s) instead of the course's 40, and stopped from outside just the same."""
@@ -146,7 +153,24 @@ def complete_table(folder, minimax=None):
 
 
 @pytest.fixture(scope='module')
-def graded(policy, run, tmp_path_factory):
+def course(policy, tmp_path_factory):
+    """The course the tricks are graded under in ``make test``: tic-tac-toe's public cases
+    two of each kind (:func:`gradertest.one_of_each_kind`: every check keeps its cases, the
+    pruning positions theirs) and :func:`gradertest.drawing_less` positions drawn; the
+    course itself under ``GRADER_SLOW_TESTS`` (``make slow``).  What a trick gains is
+    decided case by case, by the same checks: it gains nothing on fewer cases either, and
+    the honest twins keep their full marks."""
+    import os
+    if os.environ.get('GRADER_SLOW_TESTS'):
+        return policy
+    folder = tmp_path_factory.mktemp('forging-course')
+    fixtures = tuple(one_of_each_kind(path, folder / f'tictactoe-{i}.yaml', per_kind=2)
+                     for i, path in enumerate(policy.exercises['tictactoe'].fixtures))
+    return with_exercise(drawing_less(policy, 'tictactoe'), 'tictactoe', fixtures=fixtures)
+
+
+@pytest.fixture(scope='module')
+def graded(course, policy, run, tmp_path_factory):
     """``grade(name)``: ``(result, seconds)`` of one case, graded once in this module."""
     from grader import engine
     done = {}
@@ -166,12 +190,12 @@ def graded(policy, run, tmp_path_factory):
             shutil.copy(MINIMAX, folder / 'tictactoe.py')
         else:
             shutil.copy(HERE / f'{name}.py', folder / 'tictactoe.py')
-        course, this_run = policy, run
+        this = policy if name in COURSE_CASES else course
         if name in ENDLESS:
-            course = with_exercise(policy, 'tictactoe', min_seconds=0.3, factors={'default': 5})
-            this_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
+            this = with_exercise(this, 'tictactoe', min_seconds=0.3, factors={'default': 5})
+        this_run = engine.Run(this, calibration=run.calibration, isolation=run.isolation)
         started = time.monotonic()
-        result = engine.grade(course, folder, run=this_run, only=['tictactoe'])
+        result = engine.grade(this, folder, run=this_run, only=['tictactoe'])
         return result, time.monotonic() - started
     return grade
 
