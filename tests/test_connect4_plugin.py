@@ -211,6 +211,27 @@ def test_placeholder_grades_minimax_and_timeout_fails_every_check():
     assert EXERCISE.facts(outcomes, replace_settings())['entry'] == 'minimax'
 
 
+def test_the_fallback_request_is_sent_only_after_the_placeholder():
+    """``minimax`` is called only when ``alphabetapruning`` is missing or returned None
+    without searching: a search that answers, or returns None after searching, or fails,
+    costs one case process, not two."""
+    search = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+              'board_after': None, 'moves_before': 1, 'moves_after': {'kind': 'none'}}
+    none = {'shape': 'single', 'item': {'kind': 'none'}}
+    move = {'shape': 'single', 'item': {'kind': 'int', 'value': 3}}
+    needed = EXERCISE.fallback_needed
+    assert needed([reply(dict(search, result=none), leaves=0, moves=0)])
+    assert needed([reply(dict(search, missing=True, result=none), leaves=0, moves=0)])
+    assert not needed([reply(dict(search, result=none), leaves=40, moves=60)])
+    assert not needed([reply(dict(search, result=move))])
+    assert not needed([reply(dict(search, result=move), leaves=0, moves=0)])
+    assert not needed([Reply(status='timeout', wall=3.0, limit=2.0)])
+    assert not needed([reply({'task': 'evaluate', 'value': 1})])   # another request's reply
+    requests = EXERCISE.requests(case('middle-11-d4'), replace_settings())
+    assert [r.payload['entry'] for r in requests] == ['alphabetapruning', 'minimax']
+    assert requests[1].needed == needed
+
+
 def test_plays_well_requests_only_when_games_are_set():
     c = case('empty-board-d4')
     assert len(EXERCISE.requests(c, replace_settings())) == 2

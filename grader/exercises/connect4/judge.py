@@ -236,7 +236,7 @@ class ConnectFour(base.Exercise):
         requests = [
             base.Request(dict(search, entry='alphabetapruning'), runs=runs),
             base.Request(dict(search, entry='minimax', fallback=True), 'minimax',
-                         needed=lambda replies: replies[0].ok, runs=runs),
+                         needed=self.fallback_needed, runs=runs),
         ]
         if 'games' in case.tags:
             requests += [base.Request(payload, 'game') for payload in self.games(settings)]
@@ -277,20 +277,37 @@ class ConnectFour(base.Exercise):
                          cpu=reply.cpu, error='the reply answered another request')
         return reply
 
+    @classmethod
+    def fallback_needed(cls, replies):
+        """Whether a case's fallback request (``minimax``) is sent after ``replies``: only
+        when the reply of ``alphabetapruning`` shows the placeholder."""
+        return cls.placeholder(cls.matching(replies[0], 'search'))
+
     @staticmethod
-    def graded(alphabeta, minimax):
+    def placeholder(alphabeta):
+        """Whether the reply of ``alphabetapruning`` shows the handout's placeholder: the
+        method missing, or None returned without searching (no evaluation, no move made).
+        Only then is the fallback request (``minimax``) sent: no other reply is ever graded
+        through it."""
+        if not alphabeta.ok:
+            return False
+        obs = alphabeta.observation
+        if obs['missing']:
+            return True
+        if not is_none(obs):
+            return False
+        counted = tallies.counted(alphabeta, unit='leaves')
+        return not counted.traced and not sum(counted.nodes[:1])
+
+    @classmethod
+    def graded(cls, alphabeta, minimax):
         """The reply to grade and its entry point.
 
-        ``minimax`` is graded when ``alphabetapruning`` is missing or returned
-        None without searching (no evaluation, no move made: the placeholder)
-        and the fallback request ran (it was not ``skipped``).
+        ``minimax`` is graded when ``alphabetapruning`` is the placeholder
+        (:meth:`placeholder`) and the fallback request ran (it was not ``skipped``).
         """
-        obs = alphabeta.observation
-        counted = tallies.counted(alphabeta, unit='leaves') if alphabeta.ok else None
-        if alphabeta.ok and (obs['missing'] or (is_none(obs) and not counted.traced
-                                                 and not sum(counted.nodes[:1]))):
-            if not (minimax.ok and minimax.observation['skipped']):
-                return minimax, 'minimax'
+        if cls.placeholder(alphabeta) and not (minimax.ok and minimax.observation['skipped']):
+            return minimax, 'minimax'
         return alphabeta, 'alphabetapruning'
 
     def judge_evaluations(self, case, replies):
