@@ -32,8 +32,40 @@ import random
 _BUILTINS = frozenset(dir(builtins))
 
 
+def _walk(node):
+    """:func:`ast.walk` (the same nodes in the same order, each one's children in line
+    before it is given), at half the cost: the tests make thousands of copies."""
+    todo = [node]
+    for node in todo:
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                todo.append(value)
+        yield node
+
+
+_BLOCKS = frozenset({'body', 'orelse', 'finalbody', 'handlers', 'cases'})
+"""The fields that hold statements (or the handlers and cases that hold some)."""
+
+
+def _statements(node):
+    """The statements under ``node`` (``node`` first), with the ``except`` handlers and
+    ``match`` cases that hold some, in :func:`_walk`'s order (each one's children in line
+    before it is given): expressions, which hold no statement, are not entered."""
+    todo = [node]
+    for node in todo:
+        for field in node._fields:
+            if field in _BLOCKS:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    todo += [item for item in value if isinstance(item, ast.AST)]
+        yield node
+
+
 def _functions(tree):
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield node
 
@@ -41,7 +73,7 @@ def _functions(tree):
 def _blocks(tree):
     """Every statement list of the functions of ``tree``."""
     for function in _functions(tree):
-        for node in ast.walk(function):
+        for node in _statements(function):
             for name in ('body', 'orelse'):
                 block = getattr(node, name, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -70,14 +102,14 @@ def no_ops(tree, rng):
 
 
 def _names(node, ctx):
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
+    return {n.id for n in _walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ctx)}
 
 
 def _simple_assignment(statement):
     return (isinstance(statement, ast.Assign)
             and all(isinstance(t, ast.Name) for t in statement.targets)
             and not any(isinstance(n, (ast.Call, ast.Subscript, ast.Attribute))
-                        for n in ast.walk(statement.value)))
+                        for n in _walk(statement.value)))
 
 
 def reordered(tree, rng):
@@ -100,59 +132,57 @@ _MIRROR = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
            ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
 
 
-class _Swapper(ast.NodeTransformer):
-    changed = False
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
+def _swapped(node):
+    """Whether ``node`` is a comparison or a ``+`` or ``*`` whose operands were swapped (each
+    node on its own: the order nodes are swapped in changes nothing)."""
+    if isinstance(node, ast.Compare):
         if len(node.ops) == 1 and type(node.ops[0]) in _MIRROR:
             node.left, node.comparators = node.comparators[0], [node.left]
             node.ops = [_MIRROR[type(node.ops[0])]()]
-            self.changed = True
-        return node
-
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
+            return True
+    elif isinstance(node, ast.BinOp):
         if isinstance(node.op, (ast.Add, ast.Mult)) and not any(
                 isinstance(n, ast.Constant) and isinstance(n.value, str)
                 for n in (node.left, node.right)):
             node.left, node.right = node.right, node.left
-            self.changed = True
-        return node
+            return True
+    return False
 
 
 def swapped_operands(tree, rng):
     """The operands of comparisons and of ``+`` and ``*`` swapped."""
-    swapper = _Swapper()
-    for function in list(_functions(tree)):
-        swapper.visit(function)
-    return swapper.changed
-
-
-class _Spelled(ast.NodeTransformer):
     changed = False
+    for function in list(_functions(tree)):
+        for node in _walk(function):
+            changed = _swapped(node) or changed
+    return changed
 
-    def visit_AugAssign(self, node):
-        self.changed = True
-        read = copy.deepcopy(node.target)
-        for child in ast.walk(read):
-            if hasattr(child, 'ctx'):
-                child.ctx = ast.Load()
-        return ast.Assign(targets=[node.target], value=ast.BinOp(read, node.op, node.value),
-                          lineno=node.lineno)
+
+def _spelled(node):
+    read = copy.deepcopy(node.target)
+    for child in ast.walk(read):
+        if hasattr(child, 'ctx'):
+            child.ctx = ast.Load()
+    return ast.Assign(targets=[node.target], value=ast.BinOp(read, node.op, node.value),
+                      lineno=node.lineno)
 
 
 def spelled_out(tree, rng):
-    """Augmented assignments spelled out."""
-    spelled = _Spelled()
-    spelled.visit(tree)
-    return spelled.changed
+    """Augmented assignments spelled out (statements: only blocks hold them)."""
+    changed = False
+    for node in _statements(tree):
+        for field in node._fields:
+            block = getattr(node, field, None) if field in _BLOCKS else None
+            if isinstance(block, list) and any(isinstance(s, ast.AugAssign) for s in block):
+                block[:] = [_spelled(s) if isinstance(s, ast.AugAssign) else s for s in block]
+                changed = True
+    return changed
 
 
 def _as_while(loop, number):
     """The ``while`` statements of a ``for`` loop, or None when it is not a simple one."""
     if loop.orelse or not isinstance(loop.target, ast.Name) or any(
-            isinstance(n, ast.Continue) for n in ast.walk(loop)):
+            isinstance(n, ast.Continue) for n in _walk(loop)):
         return None
     it, target = loop.iter, loop.target.id
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == 'range' \
@@ -193,7 +223,7 @@ def swapped_branches(tree, rng):
     """``if c: A else: B`` as ``if not c: B else: A``."""
     changed = False
     for function in _functions(tree):
-        for node in ast.walk(function):
+        for node in _statements(function):
             if isinstance(node, ast.If) and node.orelse and not (
                     len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
                 node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
@@ -216,13 +246,17 @@ def extracted_helper(tree, rng):
                      for t in n.targets if isinstance(t, ast.Name)}
     candidates = []
     for function in _functions(tree):
-        for node in ast.walk(function):
+        for node in _statements(function):
+            if not isinstance(node, ast.stmt):
+                continue
             for field in ('test', 'value'):
                 expression = getattr(node, field, None)
-                if isinstance(node, ast.stmt) and isinstance(expression, ast.expr) and not any(
-                        isinstance(n, (ast.Yield, ast.Await, ast.NamedExpr, ast.Lambda))
-                        for n in ast.walk(expression)):
-                    candidates.append((len(list(ast.walk(expression))), node, field))
+                if not isinstance(expression, ast.expr):
+                    continue
+                inside = list(_walk(expression))
+                if not any(isinstance(n, (ast.Yield, ast.Await, ast.NamedExpr, ast.Lambda))
+                           for n in inside):
+                    candidates.append((len(inside), node, field))
     if not candidates:
         return False
     _, node, field = max(candidates, key=lambda c: c[0])
@@ -249,7 +283,7 @@ class _Inliner(ast.NodeTransformer):
             return node
         values = dict(zip(parameters, node.args))
         body = copy.deepcopy(self.helper.body[0].value)
-        for child in ast.walk(body):
+        for child in _walk(body):
             for field, value in ast.iter_fields(child):
                 if isinstance(value, ast.Name) and value.id in values:
                     setattr(child, field, copy.deepcopy(values[value.id]))
@@ -302,14 +336,28 @@ OBFUSCATIONS = {f.__name__: f for f in (
     extracted_helper, inlined_helper, dead_function)}
 
 
+def obfuscated(text, names, seed=0):
+    """``(tree, applied)``: the module of ``text`` with the obfuscations ``names`` (in that
+    order) applied, and the names of those that changed something."""
+    tree = ast.parse(text)
+    rng = random.Random(seed)
+    return tree, [name for name in names if OBFUSCATIONS[name](tree, rng)]
+
+
+def written(tree):
+    """The code of an :func:`obfuscated` tree.  ``ast.unparse`` reads no position but the
+    line of a statement that may carry a type comment (to look it up in the module's
+    ``type_ignores``, which ``ast.parse`` leaves empty): the statements the obfuscations
+    make are parsed, or given the line of the one they replace, and no other position is
+    filled in (``ast.fix_missing_locations`` would cost as much as the obfuscations)."""
+    return ast.unparse(tree) + '\n'
+
+
 def disguised(text, names, seed=0):
     """``text`` with the obfuscations ``names`` (in that order) applied, and the names of
     those that changed something."""
-    tree = ast.parse(text)
-    rng = random.Random(seed)
-    applied = [name for name in names if OBFUSCATIONS[name](tree, rng)]
-    ast.fix_missing_locations(tree)
-    return ast.unparse(tree) + '\n', applied
+    tree, applied = obfuscated(text, names, seed)
+    return written(tree), applied
 
 
 def combinations(most=3):

@@ -9,9 +9,14 @@ triple is tried on some file), and the copy must be listed with its original and
 have a larger share than any pair of two files of the class that is not listed.
 Many of the class's own files are variants of one another (a bug put into a
 correct submission): those pairs are listed, rightly, and are no honest pair.
+
+Each class is fingerprinted once (:func:`the_class`), and each file's copies
+with one obfuscation are made once for this module (:func:`copies_with_one`:
+listed, and for tic-tac-toe and Connect 4 compiled).
 """
 import ast
 import functools
+import gc
 import itertools
 
 import pytest
@@ -24,6 +29,24 @@ SETTINGS = similarity.Settings()
 TEMPLATES = {'tictactoe': 'tictactoe.py', 'connect4': 'connect4.py',
              'eightpuzzle': 'eightpuzzle.py', 'travel': 'travel/src/citymap.py'}
 TRIPLES = [c for c in obfuscate.combinations(3) if len(c) == 3]
+
+pytestmark = pytest.mark.xdist_group('test_copy_obfuscation')
+"""Under pytest-xdist the tests run on one worker: they share the classes' fingerprints
+and the copies (on two, each would fingerprint most classes and copy most files again)."""
+
+
+@pytest.fixture(autouse=True, scope='module')
+def fewer_collections():
+    """The tests here parse, rewrite and drop some 4,000 syntax trees of thousands of nodes
+    each.  At CPython's default threshold (a collection every 700 new objects) the tree
+    alive at each collection is moved on to the oldest generation, and the full
+    collections that follow walk the whole test process (every module pytest and the
+    suite loaded): about 2 s, a sixth of this module's CPU time.  The threshold is raised
+    while its tests run, and put back after them."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(50_000, *threshold[1:])
+    yield
+    gc.set_threshold(*threshold)
 
 
 def sources(exercise):
@@ -67,15 +90,40 @@ def the_class(exercise):
     return boilerplate, listable, ceiling
 
 
-def missed(exercise, disguises):
-    """``[(path, obfuscations, share, tokens)]`` of the copies made by ``disguises(number
-    of the file)`` (lists of obfuscations) that are not listed above every honest pair."""
+@pytest.fixture(scope='module')
+def copies_with_one():
+    """``copies(exercise)``: ``{path: [(copy, obfuscations applied)]}``, each file of
+    :func:`the_class` copied with each obfuscation alone (in the order of
+    :data:`obfuscate.OBFUSCATIONS`), seeded with the file's number (its place in the
+    sorted paths); made once for the module's tests, dropped after them."""
+    @functools.lru_cache(maxsize=None)
+    def copies(exercise):
+        files = the_class(exercise)[1]
+        return {path: [obfuscate.disguised(files[path][0], [name], seed=number)
+                       for name in obfuscate.OBFUSCATIONS]
+                for number, path in enumerate(sorted(files))}
+    return copies
+
+
+def three_obfuscations(number, text):
+    """``(copy, obfuscations applied)`` of two copies of ``text``, file ``number`` of its
+    class, each with a triple of obfuscations (taken in turn); ``copy`` is None when none
+    applied."""
+    for turn in range(2):
+        names = TRIPLES[(2 * number + turn) % len(TRIPLES)]
+        tree, applied = obfuscate.obfuscated(text, names, seed=number)
+        yield (obfuscate.written(tree) if applied else None), applied
+
+
+def missed(exercise, copies):
+    """``[(path, obfuscations, share, tokens)]`` of the copies ``copies(number of the file,
+    path, text)`` gives (``(copy, obfuscations applied)``; a copy none of whose
+    obfuscations applied is not looked at) that are not listed above every honest pair."""
     boilerplate, files, ceiling = the_class(exercise)
     out = []
     for number, path in enumerate(sorted(files)):
         text, prints = files[path]
-        for names in disguises(number):
-            copy, applied = obfuscate.disguised(text, names, seed=number)
+        for copy, applied in copies(number, path, text):
             if not applied:
                 continue
             match = similarity.compare(prints, similarity.fingerprint(copy, SETTINGS,
@@ -88,28 +136,30 @@ def missed(exercise, disguises):
 
 
 @pytest.mark.parametrize('exercise', sorted(TEMPLATES))
-def test_a_copy_with_any_one_obfuscation_is_listed_above_every_honest_pair(exercise):
+def test_a_copy_with_any_one_obfuscation_is_listed_above_every_honest_pair(
+        exercise, copies_with_one):
     _, files, ceiling = the_class(exercise)
     assert len(files) >= 15 and ceiling > 0.3
-    assert missed(exercise, lambda _: [[name] for name in obfuscate.OBFUSCATIONS]) == []
+    copies = copies_with_one(exercise)
+    assert missed(exercise, lambda number, path, text: copies[path]) == []
 
 
 @pytest.mark.parametrize('exercise', sorted(TEMPLATES))
 def test_a_copy_with_three_obfuscations_is_listed_above_every_honest_pair(exercise):
-    def three(number):
-        return [TRIPLES[(2 * number + turn) % len(TRIPLES)] for turn in range(2)]
-    assert missed(exercise, three) == []
+    assert missed(exercise, lambda number, path, text: three_obfuscations(number, text)) == []
 
 
-def test_every_obfuscation_changes_code_and_keeps_it_python():
+def test_every_obfuscation_changes_code_and_keeps_it_python(copies_with_one):
     changed = {name: 0 for name in obfuscate.OBFUSCATIONS}
     for exercise in ('tictactoe', 'connect4'):
-        for text, _ in the_class(exercise)[1].values():
-            for name in obfuscate.OBFUSCATIONS:
-                copy, applied = obfuscate.disguised(text, [name])
-                compile(copy, name, 'exec')
+        copies = copies_with_one(exercise)
+        for path, (text, _) in the_class(exercise)[1].items():
+            original = ast.dump(ast.parse(text))
+            for name, (copy, applied) in zip(obfuscate.OBFUSCATIONS, copies[path]):
+                tree = ast.parse(copy)  # the copy parses, and compiles:
+                compile(tree, name, 'exec')
                 if applied:
-                    assert ast.dump(ast.parse(copy)) != ast.dump(ast.parse(text)), name
+                    assert ast.dump(tree) != original, name
                     changed[name] += 1
     assert all(count >= 3 for count in changed.values()), changed
 

@@ -57,6 +57,60 @@ _STOPS = (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFr
           ast.ClassDef, ast.Import, ast.ImportFrom, ast.With, ast.AsyncWith, ast.Delete)
 _BLOCKS = ('body', 'orelse', 'finalbody')
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_AST = ast.AST
+
+
+class PerType(dict):
+    """``of(kind)`` for each type of node ``kind``, worked out the first time it is asked
+    for (``table[type(node)]``): what the passes over a tree ask of every node."""
+
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
+    def __missing__(self, kind):
+        found = self[kind] = self.of(kind)
+        return found
+
+
+_SCALARS = {ast.Name: ('id',), ast.Constant: ('value', 'kind'), ast.Attribute: ('attr',)}
+"""The fields of the commonest nodes that never hold a node (a name, a constant)."""
+_FIELDS = PerType(lambda kind: tuple(f for f in kind._fields
+                                     if f != 'ctx' and f not in _SCALARS.get(kind, ())))
+"""The fields of each type of node that may hold nodes: not ``ctx`` (the only one that holds
+expression contexts, and it holds nothing else), nor the :data:`_SCALARS`."""
+
+
+def nodes(node):
+    """Every node under ``node`` (``node`` first) but the expression contexts (``Load``,
+    ``Store``, ``Del``), in :func:`ast.walk`'s order (breadth first), as a list: the passes
+    here walk every tree several times, and ``ast.walk`` costs twice as much."""
+    todo = [node]
+    append = todo.append
+    for node in todo:
+        kind = type(node)
+        for field in _FIELDS[kind]:
+            value = getattr(node, field, None)
+            if isinstance(value, _AST):
+                append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+    return todo
+
+
+def _children(node):
+    """The child nodes of ``node`` but the expression contexts, in the order of
+    :func:`ast.iter_child_nodes`."""
+    out = []
+    for field in _FIELDS[type(node)]:
+        value = getattr(node, field, None)
+        if isinstance(value, _AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [item for item in value if isinstance(item, _AST)]
+    return out
 
 
 def canonical(tree, bound):
@@ -119,11 +173,27 @@ def _as_load(target):
 
 
 # -- assignments never read --------------------------------------------------------------
+_STATEMENT_FIELDS = frozenset(_BODIES)
+"""The fields that hold statements (or handlers and cases, which hold statements): no
+statement is ever found under an expression."""
+
+
 def _scopes(tree):
-    """The module and every function in it."""
-    yield tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    """The module and every function in it, in :func:`ast.walk`'s order (breadth first:
+    only statements, handlers and cases are walked, the only nodes a function is found
+    under, and each one's children are in line before it is given, as ``ast.walk`` has
+    them: :func:`drop_unread` may change the blocks of the function given)."""
+    todo = [tree]
+    append = todo.append
+    for node in todo:
+        for field in node._fields:
+            if field in _STATEMENT_FIELDS:
+                block = getattr(node, field, None)
+                if isinstance(block, list):
+                    for item in block:
+                        if isinstance(item, _AST):
+                            append(item)
+        if node is tree or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield node
 
 
@@ -141,11 +211,13 @@ def _walk_scope(scope, assignments, live):
         if isinstance(node, _SCOPES):
             live.update(_loads(node))
             continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            live.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                live.add(node.id)
+            continue
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             live.update(node.names)
-        stack.extend(ast.iter_child_nodes(node))
+        stack += _children(node)
 
 
 def _plain_assignment(node):
@@ -163,8 +235,25 @@ def _plain_assignment(node):
 
 
 def _loads(node):
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-            and isinstance(n.ctx, ast.Load)}
+    """The names read under ``node`` (:func:`nodes` of it, without the list)."""
+    found = set()
+    todo = [node]
+    append = todo.append
+    for node in todo:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                found.add(node.id)
+            continue
+        kind = type(node)
+        for field in _FIELDS[kind]:
+            value = getattr(node, field, None)
+            if isinstance(value, _AST):
+                append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+    return found
 
 
 def drop_unread(scope):
@@ -175,7 +264,7 @@ def drop_unread(scope):
     _spread(assignments, live)
     dead = {key: node for key, (node, names, _) in assignments.items() if not names & live}
     if dead:
-        _Unread(dead).visit(scope)
+        _drop(scope, dead)
 
 
 def _spread(assignments, live):
@@ -189,30 +278,37 @@ def _spread(assignments, live):
                 changed = True
 
 
-class _Unread(ast.NodeTransformer):
-    """The assignments ``dead`` (by id) dropped, or reduced to their value when it calls
-    something."""
-
-    def __init__(self, dead):
-        self.dead = dead
-
-    def visit_Assign(self, node):
-        if id(node) not in self.dead:
-            return self.generic_visit(node)
-        if any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
-                                                and n.func.id in PURE)
-               for n in ast.walk(node.value)):
-            return ast.copy_location(ast.Expr(value=node.value), node)
-        return None
-
-    visit_AnnAssign = visit_Assign
+def _drop(node, dead):
+    """The assignments ``dead`` (by id) dropped from the blocks under ``node``, or reduced
+    to their value when it calls something.  They are statements of ``node``'s own scope
+    (:func:`_walk_scope`): only its blocks are entered, not expressions (which hold no
+    statement) nor the functions and classes in it."""
+    for field in node._fields:
+        if field not in _STATEMENT_FIELDS:
+            continue
+        block = getattr(node, field, None)
+        if not isinstance(block, list):
+            continue
+        kept, changed = [], False
+        for item in block:
+            if id(item) not in dead:
+                kept.append(item)
+                if isinstance(item, _AST) and not isinstance(item, _SCOPES):
+                    _drop(item, dead)
+                continue
+            changed = True
+            if any(isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
+                                                    and n.func.id in PURE)
+                   for n in nodes(item.value)):
+                kept.append(ast.copy_location(ast.Expr(value=item.value), item))
+        if changed:
+            block[:] = kept
 
 
 # -- loops, tests, operands ------------------------------------------------------------
 def shape(node, bound):
     """The code of ``node`` with every name it binds as ``_``: what orders are made by."""
-    return ' '.join(_word(child, bound) for child in ast.walk(node)
-                    if not isinstance(child, ast.expr_context))
+    return ' '.join([_word(child, bound) for child in nodes(node)])
 
 
 def _is_name(node, name):
@@ -331,19 +427,21 @@ class _Canonical:
         self.facts = _Facts(bound)
 
     def __call__(self, node):
-        for field in node._fields:
+        for field in _FIELDS[type(node)]:
             value = getattr(node, field, None)
-            if isinstance(value, list):
-                if value and isinstance(value[0], ast.stmt):
+            if isinstance(value, _AST):
+                new = self(value)
+                if new is not value:
+                    setattr(node, field, new)
+            elif isinstance(value, list) and value:
+                if isinstance(value[0], ast.stmt):
                     block = [self(s) for s in counted(value)]
                     setattr(node, field, ordered(block, self.facts))
-                elif value and isinstance(value[0], ast.AST):
-                    setattr(node, field, [self(v) if isinstance(v, ast.AST) else v
+                elif isinstance(value[0], _AST):
+                    setattr(node, field, [self(v) if isinstance(v, _AST) else v
                                           for v in value])
-            elif isinstance(value, ast.AST):
-                setattr(node, field, self(value))
-        rewrite = getattr(self, 'rewrite_' + type(node).__name__, None)
-        return node if rewrite is None else rewrite(node)
+        rewrite = _REWRITES.get(type(node).__name__)
+        return node if rewrite is None else rewrite(self, node)
 
     def rewrite_For(self, node):
         return _over_items(node)
@@ -389,6 +487,11 @@ class _Canonical:
         return node
 
 
+_REWRITES = {name[len('rewrite_'):]: function for name, function in vars(_Canonical).items()
+             if name.startswith('rewrite_')}
+"""The methods of :class:`_Canonical` that rewrite a node, by the name of its type."""
+
+
 def _flipped(test):
     """The negation of a test: positive when it can be, else ``not test``."""
     if negative(test):
@@ -422,46 +525,93 @@ class _Facts:
     def __call__(self, node):
         found = self.memo.get(id(node))
         if found is None or found[0] is not node:
-            found = self.memo[id(node)] = (node, *self._of(node))
+            found = self._of(node)
         return found[1:]
 
     def _of(self, node):
-        words, writes, reads = [_word(node, self.bound)], set(), set()
-        stop = isinstance(node, _STOPS)
-        if isinstance(node, ast.Name):
-            (reads if isinstance(node.ctx, ast.Load) else writes).add(node.id)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)):
-            (reads if isinstance(node.ctx, ast.Load) else writes).add(_HEAP)
-        elif isinstance(node, ast.Call) and not (
-                isinstance(node.func, ast.Name) and node.func.id in PURE):
-            writes.add(_HEAP)
-        elif isinstance(node, (ast.Lambda, ast.comprehension)):
-            reads.add(_HEAP)
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.expr_context):
+        """``(node, shape, writes, reads, stop)``, kept in :attr:`memo`.  The sets are
+        shared, never changed once made: most nodes write and read nothing, or what one
+        child does (a tree of thousands of nodes gets few sets)."""
+        kind, stop, word = _KINDS[type(node)]
+        if kind <= _ATTRIBUTE:  # a name, constant or attribute: a word of its own
+            word = _word(node, self.bound)
+        writes, reads = _OWN[kind](node) if kind != _OTHER else _NEITHER
+        words = [word]
+        memo = self.memo
+        for field in _FIELDS[type(node)]:
+            value = getattr(node, field, None)
+            if isinstance(value, _AST):
+                children = (value,)
+            elif isinstance(value, list):
+                children = value
+            else:
                 continue
-            child_words, child_writes, child_reads, child_stop = self(child)
-            words.append(child_words)
-            writes |= child_writes
-            reads |= child_reads
-            stop = stop or child_stop
-        return ' '.join(words), writes, reads, stop
+            for child in children:
+                if not isinstance(child, _AST):
+                    continue
+                found = memo.get(id(child))
+                if found is None or found[0] is not child:
+                    found = self._of(child)
+                _, child_words, child_writes, child_reads, child_stop = found
+                words.append(child_words)
+                if child_writes and child_writes is not writes:
+                    writes = child_writes if not writes else writes | child_writes
+                if child_reads and child_reads is not reads:
+                    reads = child_reads if not reads else reads | child_reads
+                stop = stop or child_stop
+        found = memo[id(node)] = (node, ' '.join(words), writes, reads, stop)
+        return found
+
+
+_NOTHING = frozenset()
+_OBJECTS = frozenset({_HEAP})
+_NEITHER = (_NOTHING, _NOTHING)
+_NAME, _CONSTANT, _ATTRIBUTE, _SUBSCRIPT, _CALL, _SCOPED, _OTHER = range(7)
+
+
+def _accessed(node):
+    """``(writes, reads)`` of a name, subscript or attribute (not of what is under it)."""
+    touched = {node.id} if isinstance(node, ast.Name) else _OBJECTS
+    return (_NOTHING, touched) if isinstance(node.ctx, ast.Load) else (touched, _NOTHING)
+
+
+def _called(node):
+    if isinstance(node.func, ast.Name) and node.func.id in PURE:
+        return _NEITHER
+    return _OBJECTS, _NOTHING
+
+
+_OWN = {_NAME: _accessed, _CONSTANT: lambda node: _NEITHER, _ATTRIBUTE: _accessed,
+        _SUBSCRIPT: _accessed, _CALL: _called, _SCOPED: lambda node: (_NOTHING, _OBJECTS)}
+"""``(writes, reads)`` of a node itself, by its kind (:data:`_KINDS`): what :class:`_Facts`
+adds to what its children write and read."""
+
+
+def _kind(node_type):
+    """``(kind, whether it must stay where it is (:data:`_STOPS`), its name)`` of a type of
+    node: what :func:`_word` and :class:`_Facts` tell apart."""
+    for types, kind in ((ast.Name, _NAME), (ast.Constant, _CONSTANT),
+                        (ast.Attribute, _ATTRIBUTE), (ast.Subscript, _SUBSCRIPT),
+                        (ast.Call, _CALL), ((ast.Lambda, ast.comprehension), _SCOPED)):
+        if issubclass(node_type, types):
+            break
+    else:
+        kind = _OTHER
+    return kind, issubclass(node_type, _STOPS), node_type.__name__
+
+
+_KINDS = PerType(_kind)
 
 
 def _word(node, bound):
-    if isinstance(node, ast.Name):
+    kind, _, name = _KINDS[type(node)]
+    if kind == _NAME:
         return '_' if node.id in bound or node.id not in _BUILTINS else node.id
-    if isinstance(node, ast.Constant):
+    if kind == _CONSTANT:
         return repr(node.value)[:20]
-    if isinstance(node, ast.Attribute):
+    if kind == _ATTRIBUTE:
         return '.' + ('_' if node.attr in bound else node.attr)
-    return type(node).__name__
-
-
-def _depends(one, other):
-    _, w1, r1, stop1 = one
-    _, w2, r2, stop2 = other
-    return stop1 or stop2 or bool(w1 & (w2 | r2) or w2 & r1)
+    return name
 
 
 def ordered(block, facts):
@@ -473,9 +623,13 @@ def ordered(block, facts):
     known = [facts(s) for s in block]
     after = [[] for _ in block]
     waiting = [0] * len(block)
-    for j in range(len(block)):
+    for j, (_, w2, r2, stop2) in enumerate(known):
+        # statement j depends on an earlier one i when either must stay where it is, or
+        # one writes what the other reads or writes
+        touched = w2 | r2
         for i in range(j):
-            if _depends(known[i], known[j]):
+            _, w1, r1, stop1 = known[i]
+            if stop1 or stop2 or w1 & touched or w2 & r1:
                 after[i].append(j)
                 waiting[j] += 1
     ready = [(known[i][0], i) for i in range(len(block)) if not waiting[i]]

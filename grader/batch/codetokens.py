@@ -47,25 +47,41 @@ class Token(NamedTuple):
         return self.word[:1] == '#'
 
 
+_NAME, _DEFINITION, _ARG, _ATTRIBUTE, _ALIAS, _GLOBAL, _HANDLER, _OTHER = range(8)
+_BINDERS = canonical.PerType(lambda node_type: next(
+    (kind for types, kind in ((ast.Name, _NAME),
+                              ((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef), _DEFINITION),
+                              (ast.arg, _ARG), (ast.Attribute, _ATTRIBUTE), (ast.alias, _ALIAS),
+                              ((ast.Global, ast.Nonlocal), _GLOBAL),
+                              (ast.ExceptHandler, _HANDLER))
+     if issubclass(node_type, types)), _OTHER))
+"""Which of the kinds of node :func:`bound_names` tells apart each type of node is."""
+
+
 def bound_names(tree):
     """Every name a module binds: definitions, parameters, stored names and attributes,
     import aliases, globals and caught exceptions."""
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
+    binders = _BINDERS
+    for node in canonical.nodes(tree):
+        kind = binders[type(node)]
+        if kind == _OTHER:
+            continue
+        if kind == _NAME:
             if not isinstance(node.ctx, ast.Load):
                 names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif kind == _DEFINITION:
             names.add(node.name)
-        elif isinstance(node, ast.arg):
+        elif kind == _ARG:
             names.add(node.arg)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            names.add(node.attr)
-        elif isinstance(node, ast.alias):
+        elif kind == _ATTRIBUTE:
+            if isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+        elif kind == _ALIAS:
             names.add((node.asname or node.name).split('.')[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        elif kind == _GLOBAL:
             names.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+        elif node.name:
             names.add(node.name)
     return names
 
@@ -105,12 +121,13 @@ class _Offsets:
         self.starts = [0]
         for line in self.lines:
             self.starts.append(self.starts[-1] + len(line))
+        self.ascii = [line.isascii() for line in self.lines]
 
     def __call__(self, line, column):
         if line - 1 >= len(self.lines):
             return self.starts[-1]
-        text = self.lines[line - 1]
-        if not text.isascii():
+        if not self.ascii[line - 1]:
+            text = self.lines[line - 1]
             column = len(text.encode('utf-8')[:column].decode('utf-8', errors='replace'))
         return self.starts[line - 1] + column
 
@@ -148,7 +165,7 @@ class _Writer:
 
     def word(self, word, start=None, end=None):
         start = self.at if start is None else start
-        self.tokens.append(Token(self.unit, word, start, max(start, end or start)))
+        self.tokens.append(_new_token(Token, (self.unit, word, start, max(start, end or start))))
 
     def name(self, name, start, end):
         """A name: ``#n`` when the file binds it, else as written."""
@@ -166,17 +183,20 @@ class _Writer:
     def node(self, node):
         if isinstance(node, ast.expr_context):
             return
-        if getattr(node, 'lineno', None) is not None:
-            self.at = self.span(node)[0]
-        special = getattr(self, 'node_' + type(node).__name__, None)
+        line = getattr(node, 'lineno', None)
+        if line is not None:
+            self.at = self.offset(line, node.col_offset)
+        kind = type(node).__name__
+        special = _SPECIAL.get(kind)
         if special is not None:
-            return special(node)
-        self.word(type(node).__name__)
+            return special(self, node)
+        self.word(kind)
         self.fields(node)
 
     def fields(self, node):
-        for field, value in ast.iter_fields(node):
-            if field in _SKIPPED or value is None:
+        for field in _WRITTEN[type(node)]:
+            value = getattr(node, field, None)
+            if value is None:
                 continue
             if isinstance(value, list):
                 if value and isinstance(value[0], ast.stmt):
@@ -263,6 +283,16 @@ class _Writer:
         self.node(node.op)
         self.node(node.left)
         self.node(node.right)
+
+
+_SPECIAL = {name[len('node_'):]: function for name, function in vars(_Writer).items()
+            if name.startswith('node_')}
+"""The nodes :class:`_Writer` writes otherwise than by their fields, by the name of their type."""
+_WRITTEN = canonical.PerType(lambda node_type: tuple(f for f in node_type._fields
+                                                     if f not in _SKIPPED))
+"""The fields :meth:`_Writer.fields` writes of each type of node (not the skipped ones)."""
+_new_token = tuple.__new__
+"""``Token(...)`` without the call of its ``__new__``."""
 
 
 def read(text):

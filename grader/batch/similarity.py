@@ -149,15 +149,18 @@ def kgrams(tokens, k):
     count = len(tokens) - k + 1
     if count <= 0:
         return numpy.zeros(0, dtype=numpy.int64), numpy.zeros(0, dtype=numpy.int32)
-    codes = numpy.array([_code(t.word) for t in tokens], dtype=numpy.uint64)
-    is_name = numpy.array([t.name for t in tokens], dtype=bool)
+    words = [t.word for t in tokens]
+    names = [word[:1] == '#' for word in words]  # Token.name, without a call a token
+    codes = numpy.array([_code(word) for word in words], dtype=numpy.uint64)
+    is_name = numpy.array(names, dtype=bool)
     units = numpy.array([t.unit for t in tokens], dtype=numpy.int32)
-    back, last = numpy.zeros(len(tokens), dtype=numpy.int64), {}
+    back, last = [0] * len(tokens), {}
     for index, token in enumerate(tokens):
-        if token.name:
+        if names[index]:
             key = (token.unit, token.word)
             back[index] = index - last.get(key, index)
             last[key] = index
+    back = numpy.array(back, dtype=numpy.int64)
     starts = numpy.arange(count)
     starts = starts[units[starts] == units[starts + k - 1]]
     place = numpy.arange(k)
