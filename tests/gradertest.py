@@ -214,7 +214,7 @@ SHARED_BY_MODULE = (
     'test_prairielearn.py', 'test_hidden_fixtures.py',
     'test_travel_generated.py', 'test_travel_plugin.py', 'test_travel_reference.py',
     'test_writers.py', 'test_self_check.py', 'test_every_call_seen.py', 'test_instruments.py',
-    'test_platform_routes.py')
+    'test_platform_routes.py', 'test_copy_obfuscation.py')
 """Test modules with a module-scoped fixture (a class, a course or a baseline graded once)."""
 
 SHARED_WITH = {

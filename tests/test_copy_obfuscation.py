@@ -30,10 +30,6 @@ TEMPLATES = {'tictactoe': 'tictactoe.py', 'connect4': 'connect4.py',
              'eightpuzzle': 'eightpuzzle.py', 'travel': 'travel/src/citymap.py'}
 TRIPLES = [c for c in obfuscate.combinations(3) if len(c) == 3]
 
-pytestmark = pytest.mark.xdist_group('test_copy_obfuscation')
-"""Under pytest-xdist the tests run on one worker: they share the classes' fingerprints
-and the copies (on two, each would fingerprint most classes and copy most files again)."""
-
 
 @pytest.fixture(autouse=True, scope='module')
 def fewer_collections():
