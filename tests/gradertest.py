@@ -167,12 +167,12 @@ DRAWN = 2
 """Positions drawn per exercise in :func:`quick_course`."""
 
 
-def quick_course(policy, folder, edit=None):
+def quick_course(policy, folder, edit=None, per_kind=2):
     """A copy of ``policy``'s course in ``folder`` (as the batch ships it, so every file it
     names is there), with :data:`DRAWN` positions (and one large-network trip, and none
-    from the pools of killers) drawn per exercise, two public cases of each kind in every
-    exercise's fixtures (:func:`one_of_each_kind`; connect four's searches at depth 6 left
-    out) and imports stopped after 2 s; returns its grading.yaml.  For the tests of the
+    from the pools of killers) drawn per exercise, ``per_kind`` public cases of each kind in
+    every exercise's fixtures (:func:`one_of_each_kind`; connect four's searches at depth 6
+    left out) and imports stopped after 2 s; returns its grading.yaml.  For the tests of the
     batch and of the ways in (command line, pytest, several assignments): whether a batch
     gives the grade of grading alone, resumes, regrades or stops cleanly, or an entry point
     grades what the engine grades, does not depend on how many cases there are or how long
@@ -187,7 +187,7 @@ def quick_course(policy, folder, edit=None):
     for exercise in policy.exercises.values():
         for fixture in exercise.fixtures:
             path = folder / fixture.relative_to(policy.root)
-            one_of_each_kind(path, path, per_kind=2, without=('deep',))
+            one_of_each_kind(path, path, per_kind=per_kind, without=('deep',))
     path = folder / 'grading.yaml'
     data = yaml.safe_load(path.read_text())
     data['sandbox']['load_seconds'] = 2

@@ -83,9 +83,12 @@ def hand_in(folder, files):
 
 @pytest.fixture(scope='module')
 def course(policy, tmp_path_factory):
-    """The course with few drawn positions (gradertest.quick_course), the reference with it."""
+    """The course with few drawn positions and one public case of each kind
+    (gradertest.quick_course), the reference with it: whether a route counts does not
+    depend on how many positions it counts on (each check keeps its cases, the pruning
+    positions theirs)."""
     folder = tmp_path_factory.mktemp('course')
-    quick_course(policy, folder)
+    quick_course(policy, folder, per_kind=1)
     shutil.copytree(ROOT / 'reference', folder / 'reference', dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns('__pycache__'))
     return folder
