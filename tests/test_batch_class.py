@@ -8,7 +8,7 @@ assignment.  With GRADER_SLOW_TESTS=1
 (``make slow``) the class has 200 students: the rest are correct alpha-beta
 submissions, the most common hand-in, which add grading time, not verdicts
 (``GRADER_CLASS_SIZE`` sets any size), graded under the course's own settings;
-otherwise under :func:`gradertest.quick_course`, with fewer cases.
+otherwise under :func:`gradertest.quick_course`, with one public case of each kind.
 """
 import os
 
@@ -46,7 +46,7 @@ def test_a_class(tmp_path, policy, run):
     if os.environ.get('GRADER_SLOW_TESTS'):
         path = policy.path
     else:
-        path = quick_course(policy, tmp_path / 'course')
+        path = quick_course(policy, tmp_path / 'course', per_kind=1)
         policy = config.load(path)
         run = engine.Run(policy, calibration=run.calibration, isolation=run.isolation)
     made = make_class(tmp_path / 'class', size, policy, seed=2024,
