@@ -127,10 +127,10 @@ def without_long_eightpuzzle_waits(document):
     limits['min_seconds'] = 0.3
 
 
-def one_of_each_kind(path, target, per_kind=1, without=()):
+def one_of_each_kind(path, target, per_kind=1, without=(), keep=()):
     """A copy of the fixture file ``path`` at ``target`` with the first ``per_kind`` cases
-    of each set of tags only (in the file's order), and none tagged with a tag of
-    ``without``; returns ``target``."""
+    of each set of tags only (in the file's order) and the cases named in ``keep``, and none
+    tagged with a tag of ``without``; returns ``target``."""
     import collections
 
     import yaml
@@ -140,7 +140,9 @@ def one_of_each_kind(path, target, per_kind=1, without=()):
         kind = tuple(sorted(case.get('tags', [])))
         if set(kind) & set(without):
             continue
-        if seen[kind] < per_kind:
+        if case['name'] in keep:
+            kept.append(case)
+        elif seen[kind] < per_kind:
             seen[kind] += 1
             kept.append(case)
     data['cases'] = kept
@@ -148,15 +150,19 @@ def one_of_each_kind(path, target, per_kind=1, without=()):
     return target
 
 
-def fewer_cases(policy, exercise, folder):
+def fewer_cases(policy, exercise, folder, named=False):
     """``policy`` with the first two public cases of each kind of ``exercise`` only (copies
-    of its fixture files in ``folder``), and at most two positions drawn.  For tests whose
-    subject is not the number of cases: a run that waits for every case to time out is
-    then short, and stopping after three in a row still leaves cases not run; the pruning
-    positions (a kind of their own) are still there."""
+    of its fixture files in ``folder``), and at most two positions drawn; with ``named``,
+    also the cases a check names (its ``cases`` parameter: the eight puzzle's graded hard
+    starts).  For tests whose subject is not the number of cases: a run that waits for
+    every case to time out is then short, and stopping after three in a row still leaves
+    cases not run; the pruning positions (a kind of their own) are still there."""
     settings = policy.exercises[exercise]
     folder.mkdir(parents=True, exist_ok=True)
-    fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2)
+    keep = {name.strip() for check in settings.checks.values() if named
+            for name in str(check.params.get('cases') or '').split(',') if name.strip()}
+    fixtures = tuple(one_of_each_kind(path, folder / f'{exercise}-{i}.yaml', per_kind=2,
+                                      keep=keep)
                      for i, path in enumerate(settings.fixtures))
     drawn = dict(settings.generated, count=min(2, settings.generated.get('count', 0)))
     drawn.pop('killers', None)

@@ -19,8 +19,12 @@ the eight puzzle's unsolvable start is stopped after a fraction of a second
 return None is still searching then, so its ``unsolvable`` check fails with the outcome
 ``timed out`` instead, and no other; a variant whose verdict names another outcome of that
 start (``unsolvable_outcome``), or limits of its own, is graded under the course's limit.
-``GRADER_SLOW_TESTS=1`` (``make slow``) grades every variant under the course's own draws
-and limits.
+A trick whose verdict says ``cases: fewer`` (an answer from a table, found case by case) is
+graded on the first two public cases of each kind and those a check names
+(:func:`gradertest.fewer_cases`): what it gains is decided on each case alone, and its checks
+keep their cases.
+``GRADER_SLOW_TESTS=1`` (``make slow``) grades every variant under the course's own draws,
+cases and limits.
 """
 import dataclasses
 import os
@@ -28,7 +32,7 @@ import os
 import pytest
 import yaml
 
-from gradertest import SUBMISSIONS, cutting_unsolvable, drawing_less, with_exercise
+from gradertest import SUBMISSIONS, cutting_unsolvable, drawing_less, fewer_cases, with_exercise
 
 
 def variants():
@@ -42,15 +46,19 @@ TIMED_OUT = 'timed out'
 """The ``unsolvable_outcome`` of a search stopped at its limit."""
 
 
-def course_for(policy, exercise, verdict, unit):
+def course_for(policy, exercise, verdict, unit, folder):
     """The course ``exercise``'s variant is graded under: the repository's, with the
     factors of the variant's ``limits``, its ``min_seconds`` and the check parameters of its
     ``check_limits``, drawing the test course's positions unless it says ``draws: course``,
-    and the unsolvable start cut short under ``unit`` unless the verdict names its outcome
-    (unless GRADER_SLOW_TESTS=1)."""
+    on fewer public cases (copies in ``folder``) if it says ``cases: fewer``, and the
+    unsolvable start cut short under ``unit`` unless the verdict names its outcome (unless
+    GRADER_SLOW_TESTS=1)."""
     assert verdict.get('draws', 'test') in ('test', 'course'), 'draws: test or course'
+    assert verdict.get('cases', 'course') in ('course', 'fewer'), 'cases: course or fewer'
     if verdict.get('draws') != 'course':
         policy = drawing_less(policy, exercise)
+    if verdict.get('cases') == 'fewer' and not os.environ.get('GRADER_SLOW_TESTS'):
+        policy = fewer_cases(policy, exercise, folder, named=True)
     limits = verdict.get('limits') or {}
     floor = verdict.get('min_seconds')
     counts = verdict.get('check_limits') or {}
@@ -75,11 +83,11 @@ def course_for(policy, exercise, verdict, unit):
 
 
 @pytest.mark.parametrize('exercise,variant,verdict', list(variants()))
-def test_verdict(exercise, variant, verdict, submission, policy, run):
+def test_verdict(exercise, variant, verdict, submission, policy, run, tmp_path):
     from grader import engine
     assert exercise in policy.exercises, f'{exercise} has verdicts but is not in grading.yaml'
     assert variant.exists(), f'{variant} listed in verdicts.yaml is missing'
-    course = course_for(policy, exercise, verdict, run.unit)
+    course = course_for(policy, exercise, verdict, run.unit, tmp_path / 'course')
     if course is not policy:
         run = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(course, submission(exercise, variant), run=run,
