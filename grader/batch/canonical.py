@@ -235,25 +235,8 @@ def _plain_assignment(node):
 
 
 def _loads(node):
-    """The names read under ``node`` (:func:`nodes` of it, without the list)."""
-    found = set()
-    todo = [node]
-    append = todo.append
-    for node in todo:
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                found.add(node.id)
-            continue
-        kind = type(node)
-        for field in _FIELDS[kind]:
-            value = getattr(node, field, None)
-            if isinstance(value, _AST):
-                append(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, _AST):
-                        append(item)
-    return found
+    """The names read under ``node``."""
+    return {n.id for n in nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def drop_unread(scope):
