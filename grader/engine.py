@@ -719,7 +719,7 @@ class Lane:
         # machine measured), so it never decides a verdict on its own.
         largest = max(settings.factors.values())
         budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
-        answered = []           # (case index, case, replies, requests): judged at the end
+        answered = Answered(plan)
         unit = run.unit_if_measured() if early else run.unit
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
         session = plan.sandboxes.take()
@@ -740,11 +740,7 @@ class Lane:
                 session.close()
         if left is None:
             return None     # stopped under the smaller, early limit: again with the true one
-        for index, case, replies, case_requests in answered:
-            for reply, request in zip(replies, case_requests):
-                reply.limit = plan.limit(request, run.unit)
-                plan.cut_short(reply, request, run.unit)
-            done.outcomes.append((index, judged_case(plugin, case, replies, settings)))
+        done.outcomes = answered.judged(run.unit)
         return done
 
     def _grade_cases(self, run, session, done, answered, early, started, taken):
@@ -774,11 +770,12 @@ class Lane:
             if case.hidden and public_output is None:
                 public_output = session.output_mark()
             replies = self._case_replies(run, session, done, case, case_requests, early,
-                                         not_run=plan.hangs.skips(self, in_a_row))
+                                         not_run=plan.hangs.skips(self, in_a_row),
+                                         answered=answered)
             if replies is None:
                 return None     # the true limit is larger: again under it
             in_a_row = plan.hangs.count(self, in_a_row, replies)
-            answered.append((index, case, replies, case_requests))
+            answered.add(index, case, replies, case_requests)
         done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
         done.output = session.output(since=written, until=public_output)
         done.restarts = session.starts - starts
@@ -787,7 +784,8 @@ class Lane:
         session.request_exit()     # the child exits while the parent judges
         return False
 
-    def _case_replies(self, run, session, done, case, case_requests, early, not_run):
+    def _case_replies(self, run, session, done, case, case_requests, early, not_run,
+                      answered=None):
         """The replies to one case's requests (a request not needed, or not run after the
         lane stopped, gets a reply saying so), or None when a call was stopped under the
         smaller, early limit.  The public cases' times are added to ``done``."""
@@ -801,7 +799,7 @@ class Lane:
             elif request.needed is not None and not request.needed(replies):
                 reply = Reply(status='error', kind='not run', error='not needed')
             else:
-                reply = self._call(run, session, request, early)
+                reply = self._call(run, session, request, early, answered)
                 if reply is None:
                     return None
             if reply.ok and not validator.is_valid(reply.observation):
@@ -826,16 +824,60 @@ class Lane:
         if not done.problem and self.main:
             done.load_outcomes = plugin.load_outcomes(loaded, settings)
 
-    def _call(self, run, session, request, early):
+    def _call(self, run, session, request, early, answered=None):
         """The reply to one call, under the limit known now; None when it timed out under
-        the smallest limit and its true limit is larger."""
+        the smallest limit and its true limit is larger.  While the call runs, the cases
+        ``answered`` before it are judged (:meth:`Answered.meanwhile`)."""
         plan = self.plan
         unit = run.unit_if_measured() if early else run.unit
         limit = plan.limit(request, unit) if unit is not None else plan.settings.min_seconds
-        reply = session.call(request.payload, limit)
+        meanwhile = (lambda: answered.meanwhile(run)) if answered is not None else None
+        reply = session.call(request.payload, limit, meanwhile=meanwhile)
         if unit is None and reply.status == 'timeout' and plan.limit(request, run.unit) > limit:
             return None
         return reply
+
+
+class Answered:
+    """A lane's answered cases, judged in order: while the lane's next call runs in its
+    child, or at the end.
+
+    A case is judged once the calibration unit is known (its replies' true
+    limits, :meth:`ExercisePlan.limit`, and the self-check's cut-short
+    marks come from it), by the same :func:`judged_case` whenever that is,
+    so the outcomes do not depend on when: only the judging's CPU time
+    overlaps the student's search in the sandbox instead of following the
+    lane's last call.  A lane graded again under the true limits starts a
+    new one.
+    """
+
+    def __init__(self, plan):
+        self.plan = plan
+        self._cases = []        # (case index, case, replies, requests)
+        self._outcomes = []     # (case index, outcomes) of the first len() of _cases
+
+    def add(self, index, case, replies, requests):
+        self._cases.append((index, case, replies, requests))
+
+    def meanwhile(self, run):
+        """Judge the cases answered so far, if the unit is known already (never waits)."""
+        unit = run.unit_if_measured()
+        if unit is not None:
+            self._judge(unit)
+
+    def judged(self, unit):
+        """``[(case index, outcomes)]`` of every answered case, in the order answered."""
+        self._judge(unit)
+        return list(self._outcomes)
+
+    def _judge(self, unit):
+        plan = self.plan
+        for index, case, replies, requests in self._cases[len(self._outcomes):]:
+            for reply, request in zip(replies, requests):
+                reply.limit = plan.limit(request, unit)
+                plan.cut_short(reply, request, unit)
+            self._outcomes.append((index, judged_case(plan.plugin, case, replies,
+                                                      plan.settings)))
 
 
 def _while_loading(plugin, started):

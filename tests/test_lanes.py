@@ -165,3 +165,28 @@ def test_a_lane_that_fails_stops_the_sandbox_it_took(policy, run, submission, mo
     with pytest.raises(KeyboardInterrupt):
         lane.run(run, folder)
     assert left.closed and plan.sandboxes.take() is None
+
+
+def test_cases_are_judged_while_the_next_call_runs_with_the_same_verdicts(policy, run, submission,
+                                                                         monkeypatch):
+    """A lane's answered cases are judged while its next call runs in the child (the unit
+    known), not after its last call: the same outcomes as judging every case at the end."""
+    folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
+    during, judge_some = [], engine.Answered.meanwhile
+
+    def recording(self, lane_run):
+        before = len(self._outcomes)
+        judge_some(self, lane_run)
+        during.append(len(self._outcomes) - before)
+    monkeypatch.setattr(engine.Answered, 'meanwhile', recording)
+    overlapped = graded(policy, run, folder, jobs=2)
+    # (the unit is known: every case but each lane's last is judged during a later call)
+    assert sum(during) >= overlapped.facts['cases'] // 2, (sum(during), overlapped.facts)
+    monkeypatch.setattr(engine.Answered, 'meanwhile', lambda self, lane_run: None)
+    at_the_end = graded(policy, run, folder, jobs=2)
+    assert overlapped.score == at_the_end.score == overlapped.max_score
+    assert outcomes(overlapped) == outcomes(at_the_end)
+    # the facts measured in time (the evidence's rates, the searches' CPU) move from run to
+    # run; which facts there are, and what the evidence concludes, do not
+    assert sorted(overlapped.facts) == sorted(at_the_end.facts)
+    assert overlapped.facts['evidence']['status'] == at_the_end.facts['evidence']['status']

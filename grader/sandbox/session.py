@@ -515,8 +515,10 @@ class Session:
             layers['seccomp'] = seccomp_programs() or True
         return layers
 
-    def call(self, payload, limit):
-        """Run one probe request in a fresh case process under a CPU limit of ``limit`` seconds."""
+    def call(self, payload, limit, meanwhile=None):
+        """Run one probe request in a fresh case process under a CPU limit of ``limit`` seconds;
+        ``meanwhile``, if given, is called once the request is sent (parent-side work that
+        then overlaps the call, such as judging the case before)."""
         if self.proc is None or self.proc.poll() is not None:
             loaded = self.start()
             if not loaded.ok or loaded.observation.get('error'):
@@ -525,7 +527,7 @@ class Session:
                              + (loaded.error or loaded.observation.get('error') or ''))
         wall = wall_allowance(limit)
         reply = self._case({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
-                           limit)
+                           limit, meanwhile=meanwhile)
         reply.limit = limit
         return reply
 
