@@ -244,6 +244,10 @@ def _grade_started(args, include_hidden):
     if len(chosen) > 1 and '-' in _report_paths(args):
         raise UserError('several assignments found: write reports to files (one per assignment) '
                         'or pick one with --assignment NAME', args.path)
+    # A sandbox for each worker the run will keep busy, booting while the first exercise
+    # is planned (the one spawned above serves the first lane).
+    session.keep_spares(min(args.jobs, engine.lanes_expected(policy, graded, chosen)),
+                        isolation, sandbox)
     run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs, isolation=isolation)
     if not args.quiet:
         for missing in run.isolation.missing:

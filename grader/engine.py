@@ -131,6 +131,18 @@ def pick_assignments(policy, submission_dir, requested=None):
     return present if requested == ALL else present[:1]
 
 
+def lanes_expected(policy, submission_dir, assignments):
+    """How many lanes a grade of ``assignments`` is expected to have, told before any
+    exercise is planned (for the sandboxes booted ahead: one too many is stopped unused):
+    one for each exercise whose file is there, and one more where such an exercise lists
+    limits whose cases run in lanes of their own (``time_limit.own_worker``)."""
+    names = dict.fromkeys(n for a in assignments for n in a.exercises)
+    located = [n for n in names
+               if plugins.get(n).locate(submission_dir, policy.exercises[n])]
+    own = any(policy.exercises[n].own_worker for n in located)
+    return len(located) + (1 if own and located else 0)
+
+
 def grade(policy, submission_dir, assignment=None, run=None, submitted_at=None,
           only=None, progress=None):
     """Grade one submission folder for one assignment: a :class:`Result`."""
