@@ -142,6 +142,22 @@ def test_a_blind_search_expands_states_outside_the_region():
         assert len(expanded - region) > len(expanded) // 2
 
 
+def test_the_judge_s_region_on_numbers_is_the_breadth_first_region():
+    """puzzle.hamming_region (what the judge asks) is within_bound with the Hamming distance,
+    on optimal and looser bounds, unsolvable starts and a start above its bound too."""
+    rng = random.Random(7)
+    starts = list(sample_starts(6)) + [(1, 2, 3, 4, 5, 6, 8, 7, 0), puzzle.GOAL]
+    for _ in range(4):
+        state = list(range(9))
+        rng.shuffle(state)
+        starts.append(tuple(state))
+    for state in starts:
+        for bound in (puzzle.hamming(state) - 1, puzzle.hamming(state), 12, 17):
+            region = puzzle.hamming_region(state, bound)
+            assert region == {puzzle.as_number(s) for s in puzzle.within_bound(state, bound)}, \
+                (state, bound)
+
+
 def test_a_floor_above_the_path_on_most_long_starts():
     """What makes a table walked along the path fail: A* must expand more than the path."""
     above = [oracle.expect({"state": list(s)}, {})["astar_floor"] > puzzle_table.distance(s) + 1

@@ -324,7 +324,7 @@ def graded(settings, check, case):
 
 @functools.lru_cache(maxsize=256)
 def _region(start, length):
-    return frozenset(puzzle.as_number(s) for s in puzzle.within_bound(start, length))
+    return puzzle.hamming_region(start, length)
 
 
 def strays(case, expanded):
