@@ -7,6 +7,8 @@ the stops' neighbour mappings (see :mod:`grader.exercises.travel.probe` for the 
 runner reads the tally from the stopped process (:attr:`grader.sandbox.session.Reply.tally`);
 :func:`expansions` puts it in the shape the judge reads.
 """
+import functools
+
 from grader.judging import tallies
 
 METHODS = ('get_neighbors', 'get_neighbors_codes', 'fastest_transition')
@@ -16,8 +18,12 @@ BYPASSED = {'outside-run', 'foreign-caller'}
 searched is then unknown, so its CPU time per search is too."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def code_hash(code):
-    """The counter's hash of a stop code: FNV-1a (64 bits) of its UTF-8 text, never 0."""
+    """The counter's hash of a stop code: FNV-1a (64 bits) of its UTF-8 text, never 0.
+
+    Kept per process: every reply names its expansions by the hashes of all the network's
+    stops (4,334 on the efficiency city), about 1 ms of CPU each time computed afresh."""
     h = 1469598103934665603
     for byte in code.encode('utf-8', 'surrogatepass'):
         h = ((h ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF

@@ -47,6 +47,7 @@ Across cases (:meth:`Travel.review`), the counts are confirmed by the CPU
 time measured outside the submission (:mod:`grader.judging.evidence`), and
 answers count only where the submission's own search ran.
 """
+import functools
 import math
 import shutil
 from collections import deque
@@ -232,8 +233,12 @@ def route_cause(problems):
     return ''
 
 
+@functools.lru_cache(maxsize=64)
 def hop_levels(network, start):
-    """Number of stops from ``start`` to every reachable stop (breadth-first)."""
+    """Number of stops from ``start`` to every reachable stop (breadth-first).
+
+    Kept per process (the same mapping for the same network and start: read it, never
+    change it): both orders of every trip of an efficiency set ask for it."""
     level, queue = {start: 0}, deque([start])
     while queue:
         code = queue.popleft()

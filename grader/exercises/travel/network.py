@@ -45,7 +45,14 @@ def load_json(path):
 def shared(stops_file, routes_file):
     """The :class:`Network` of two files, read once per process: the judge and the oracle
     that answers the drawn trips read the same files, and neither changes the network."""
-    return _read(os.path.realpath(stops_file), os.path.realpath(routes_file))
+    return _read(_real(stops_file), _real(routes_file))
+
+
+@functools.lru_cache(maxsize=32)
+def _real(path):
+    """``os.path.realpath(path)``, kept per process: the judge asks for its network about
+    once a case (a few system calls each time otherwise)."""
+    return os.path.realpath(path)
 
 
 @functools.lru_cache(maxsize=8)
