@@ -79,8 +79,13 @@ def astar(network, start, goal, departure):
     return best_first(network, start, goal, departure, heuristic)
 
 
-def earliest_arrivals(network, start, departure):
-    """Earliest arrival time at every stop reachable from ``start`` (full Dijkstra)."""
+def earliest_arrivals(network, start, departure, until=None):
+    """Earliest arrival time at every stop reachable from ``start`` (full Dijkstra).
+
+    With ``until`` (a stop code) the search ends when that stop is settled: the stops that
+    arrive before it then have their earliest arrival, and every other stop listed an
+    arrival no earlier than ``until``'s (stops not listed arrive no earlier either).
+    """
     arrival = {start: departure}
     frontier = [(departure, start)]
     explored = set()
@@ -88,6 +93,8 @@ def earliest_arrivals(network, start, departure):
         time, code = heapq.heappop(frontier)
         if code in explored:
             continue
+        if code == until:
+            break
         explored.add(code)
         for neighbor in network.neighbors(code):
             reached = time + network.fastest_transition(code, neighbor, time)

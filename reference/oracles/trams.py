@@ -45,24 +45,39 @@ def city(stops_file, routes_file):
     return _city(os.path.realpath(stops_file), os.path.realpath(routes_file))
 
 
+def straight_line(a, b):
+    """Straight-line distance between two stop mappings (the handout's ``dist``)."""
+    return math.sqrt((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2)
+
+
+def _first_visits(route):
+    """Stop code -> index of its first visit in ``route``'s stopCodes (what ``list.index``
+    finds), for every stop of the route at once."""
+    found = {}
+    for at, code in enumerate(route["stopCodes"]):
+        found.setdefault(code, at)
+    return found
+
+
 class City:
     """Stops (``stops``: code -> stop mapping, file order) and route directions (``routes``)."""
 
     def __init__(self, stops, routes):
         self.stops = {stop["code"]: stop for stop in stops}
         self.routes = {route["code"]: route for route in routes}
+        first_visits = {code: _first_visits(route) for code, route in self.routes.items()}
         self._departures = {}
         for stop in stops:
             for dest in stop["neighbors"]:
                 self._departures[(stop["code"], dest)] = [
-                    self._leg(self.routes[code], stop["code"])
+                    self._leg(self.routes[code], first_visits[code][stop["code"]])
                     for code in stop["neighbors"][dest]]
 
     @staticmethod
-    def _leg(route, code):
-        """(minute past each ten when a tram of ``route`` leaves ``code``, minutes of the ride)."""
+    def _leg(route, at):
+        """(minute past each ten when a tram of ``route`` leaves its stop ``at``, minutes of
+        the ride)."""
         times = route["stopTimes"]
-        at = route["stopCodes"].index(code)
         return times[at] % HEADWAY, times[at + 1] - times[at]
 
     def stop(self, code):
@@ -75,13 +90,16 @@ class City:
     def fastest_transition(self, from_code, dest_code, minute):
         """Minutes from ``minute`` at ``from_code`` until the fastest arrival at ``dest_code``."""
         clock = minute % HEADWAY
-        return min((leaves - clock) % HEADWAY + ride
-                   for leaves, ride in self._departures[(from_code, dest_code)])
+        fastest = None
+        for leaves, ride in self._departures[(from_code, dest_code)]:
+            minutes = (leaves - clock) % HEADWAY + ride
+            if fastest is None or minutes < fastest:
+                fastest = minutes
+        return fastest
 
     def distance(self, code_a, code_b):
         """Straight-line distance between two stops (the handout's ``dist``, rounded as it is)."""
-        a, b = self.stops[code_a], self.stops[code_b]
-        return math.sqrt((a["x"] - b["x"]) ** 2 + (a["y"] - b["y"]) ** 2)
+        return straight_line(self.stops[code_a], self.stops[code_b])
 
     def heuristic(self, code, goal_code):
         """The handout's lower bound on the minutes left: distance / :data:`TOP_SPEED`."""

@@ -129,8 +129,12 @@ def solve(network, start, goal, departure):
 
 
 def surely_expanded(network, start, goal, departure):
-    """Stops other than the goal whose earliest arrival + heuristic is below the goal's arrival."""
-    arrival = tdijkstra.earliest_arrivals(network, start, departure)
+    """Stops other than the goal whose earliest arrival + heuristic is below the goal's arrival.
+
+    Each of them arrives before the goal, so the search for the arrivals ends at the goal:
+    the stops it leaves unsettled arrive no earlier than the goal and are never counted.
+    """
+    arrival = tdijkstra.earliest_arrivals(network, start, departure, until=goal)
     best = arrival[goal]
     return sum(1 for code, time in arrival.items()
                if code != goal and time + network.heuristic(code, goal) < best - 1e-9)
@@ -153,10 +157,19 @@ def needs_transfer(network, start, goal):
 
 
 def farthest_pair(network):
-    """The two stops farthest apart in straight line (ties: smallest codes)."""
-    codes = sorted(network.stops)
-    return max(((a, b) for a in codes for b in codes if a < b),
-               key=lambda pair: (network.distance(*pair), [-int(c) for c in pair]))
+    """The two stops farthest apart in straight line (ties: smallest codes, as numbers).
+
+    One pass over the pairs with the stops at hand, the codes compared only on a tie.
+    """
+    stops = sorted(network.stops.items())
+    farthest, pair = -1.0, None
+    for index, (a, stop_a) in enumerate(stops):
+        for b, stop_b in stops[index + 1:]:
+            distance = trams.straight_line(stop_a, stop_b)
+            if distance > farthest or distance == farthest and \
+                    (int(a), int(b)) < (int(pair[0]), int(pair[1])):
+                farthest, pair = distance, (a, b)
+    return pair
 
 
 def small_city_cases(network):
