@@ -127,6 +127,7 @@ def test_eightpuzzle_moves_parity_and_heuristics_agree(state):
     assert puzzle.manhattan(state) == tiles.city_block(state)
     assert puzzle.handout_manhattan(state) == tiles.handout_city_block(state)
     assert puzzle.is_state(state) and tiles.is_state(state)
+    assert puzzle.as_number(state) == tiles.number(state)    # the counter's states, the oracle's
 
 
 @SETTINGS

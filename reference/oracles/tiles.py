@@ -28,6 +28,15 @@ NEIGHBOURS = tuple(_neighbours(square) for square in range(WIDTH * WIDTH))
 """``NEIGHBOURS[square]``: the squares the blank at ``square`` may move to, in order."""
 
 
+PLACE = tuple(10 ** (WIDTH * WIDTH - 1 - square) for square in range(WIDTH * WIDTH))
+"""``PLACE[square]``: the place value of ``square``'s digit in :func:`number`."""
+
+
+def number(state):
+    """The state as one int, its tiles the digits read row by row (the goal: 123456780)."""
+    return sum(tile * PLACE[square] for square, tile in enumerate(state))
+
+
 def is_state(value):
     """A list or tuple holding each of 0..8 once (ints, not bools)."""
     if not isinstance(value, (list, tuple)) or len(value) != 9:
