@@ -160,13 +160,15 @@ class Search:
 
     Results of the plain-minimax quantities are memoized on
     (o, x, depth): they depend on nothing else, because the side to move
-    follows from the piece count.
+    follows from the piece count.  The children and the terminal test of a
+    position are kept on (o, x): every search below visits the same positions.
     """
 
     def __init__(self, o, x):
         self.root = (o, x)
         self.root_parity = popcount(o | x) % 2
         self._values, self._leaves, self._nodes, self._static = {}, {}, {}, {}
+        self._children, self._terminal = {}, {}
 
     def o_to_move(self, o, x):
         return popcount(o | x) % 2 == self.root_parity
@@ -177,16 +179,28 @@ class Search:
             self._static[key] = evaluate(o, x, self.o_to_move(o, x))
         return self._static[key]
 
+    def terminal(self, o, x):
+        """:func:`terminal` of (o, x), kept: every search below asks it of the same positions."""
+        key = (o, x)
+        if key not in self._terminal:
+            self._terminal[key] = terminal(o, x)
+        return self._terminal[key]
+
     def children(self, o, x):
-        if self.o_to_move(o, x):
-            return [(col, o | move, x) for col, move in moves(o, x)]
-        return [(col, o, x | move) for col, move in moves(o, x)]
+        """``[(column, o, x)]`` after each legal move, in the handout's order (kept)."""
+        key = (o, x)
+        if key not in self._children:
+            if self.o_to_move(o, x):
+                self._children[key] = [(col, o | move, x) for col, move in moves(o, x)]
+            else:
+                self._children[key] = [(col, o, x | move) for col, move in moves(o, x)]
+        return self._children[key]
 
     def minimax(self, o, x, depth):
         """Depth-limited minimax value of (o, x)."""
         key = (o, x, depth)
         if key not in self._values:
-            if depth == 0 or terminal(o, x):
+            if depth == 0 or self.terminal(o, x):
                 value = self.static(o, x)
             else:
                 values = [self.minimax(co, cx, depth - 1)
@@ -205,7 +219,7 @@ class Search:
         """Evaluations plain minimax makes below and at (o, x)."""
         key = (o, x, depth)
         if key not in self._leaves:
-            if depth == 0 or terminal(o, x):
+            if depth == 0 or self.terminal(o, x):
                 self._leaves[key] = 1
             else:
                 self._leaves[key] = sum(
@@ -217,7 +231,7 @@ class Search:
         """Moves (MakeMove calls) plain minimax makes below (o, x)."""
         key = (o, x, depth)
         if key not in self._nodes:
-            if depth == 0 or terminal(o, x):
+            if depth == 0 or self.terminal(o, x):
                 self._nodes[key] = 0
             else:
                 self._nodes[key] = sum(
@@ -234,7 +248,7 @@ class Search:
         counts = [0, 0]
 
         def search(o, x, depth, alpha, beta):
-            if depth == 0 or terminal(o, x):
+            if depth == 0 or self.terminal(o, x):
                 counts[0] += 1
                 return self.static(o, x)
             maximizing = self.o_to_move(o, x)
@@ -271,9 +285,9 @@ class Search:
             table = at_least if lower else at_most
             key = (o, x, depth, value)
             if key not in table:
-                if depth == 0 or terminal(o, x):
+                if depth == 0 or self.terminal(o, x):
                     static = self.static(o, x)
-                    table[key] = (0 if terminal(o, x) else 1) \
+                    table[key] = (0 if self.terminal(o, x) else 1) \
                         if (static >= value if lower else static <= value) else INFINITY
                 else:
                     costs = [bound(co, cx, depth - 1, value, lower)
@@ -285,8 +299,8 @@ class Search:
         def proof(o, x, depth):
             key = (o, x, depth)
             if key not in exact:
-                if depth == 0 or terminal(o, x):
-                    exact[key] = 0 if terminal(o, x) else 1
+                if depth == 0 or self.terminal(o, x):
+                    exact[key] = 0 if self.terminal(o, x) else 1
                 else:
                     value = self.minimax(o, x, depth)
                     lower = not self.o_to_move(o, x)   # the others need: MAX <= value, MIN >= value
