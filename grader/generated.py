@@ -141,7 +141,8 @@ def cover(pool, rng, per_variant):
     masks = [int(position['kills'], 16) for position in pool['positions']]
     variants = list(range(len(pool['variants'])))
     rng.shuffle(variants)
-    need = {v: min(per_variant, sum(1 for m in masks if m >> v & 1)) for v in variants}
+    levels = killed_at_least(masks, per_variant)
+    need = {v: sum(level >> v & 1 for level in levels) for v in variants}
     chosen = []
     while True:
         wanting = [v for v in variants if need[v] > 0]
@@ -156,3 +157,19 @@ def cover(pool, rng, per_variant):
         for v in wanting:
             if masks[pick] >> v & 1:
                 need[v] -= 1
+
+
+def killed_at_least(masks, most):
+    """``levels[k]``: the variants (as a bit mask) that at least ``k + 1`` of ``masks`` kill,
+    for k below ``most``; a variant's bits over the levels add up to min(most, its killers).
+
+    One pass over the pool with whole masks, a level taking the variants of the level below
+    that the position kills once more (the highest level first, so each position counts once).
+    """
+    levels = [0] * most
+    for mask in masks:
+        for k in reversed(range(1, most)):
+            levels[k] |= levels[k - 1] & mask
+        if most:
+            levels[0] |= mask
+    return levels

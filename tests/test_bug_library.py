@@ -70,6 +70,18 @@ def test_the_cover_meets_every_variant_as_often_as_asked(seed):
     assert generated.cover(drawn_pool, random.Random(seed), per_variant) == chosen
 
 
+@pytest.mark.parametrize('seed', range(10))
+def test_the_levels_of_killers_count_each_variant_s_killers_up_to_the_most_asked(seed):
+    rng = random.Random(seed)
+    drawn_pool = synthetic_pool(rng, rng.randrange(1, 40), rng.randrange(0, 60))
+    masks = [int(p['kills'], 16) for p in drawn_pool['positions']]
+    for most in range(5):
+        levels = generated.killed_at_least(masks, most)
+        for bit in range(len(drawn_pool['variants'])):
+            killers = sum(mask >> bit & 1 for mask in masks)
+            assert sum(level >> bit & 1 for level in levels) == min(most, killers)
+
+
 # ---------------------------------------------------------------- the library as recorded
 
 @pytest.mark.parametrize('exercise', EXERCISES)
