@@ -254,6 +254,25 @@ def test_reference_matches_dijkstra_from_every_eighth_stop_of_the_small_city(net
             assert state.get_time() == earliest[goal], (start, goal, departure)
 
 
+@pytest.mark.parametrize('city', ['small', 'large'])
+def test_the_floor_read_off_dijkstra_is_the_count_over_every_earliest_arrival(city):
+    """solve() counts the stops every A* expands from the arrivals its Dijkstra found (and
+    surely_expanded from a search ended at the goal): the same count as over the earliest
+    arrivals at every stop of the city."""
+    import random
+    network = oracle.network_for({'network': city}, None)
+    rng = random.Random(3)
+    codes = sorted(network.stops)
+    trips = [(codes[0], codes[0], 4)] + [(*rng.sample(codes, 2), rng.randrange(10))
+                                         for _ in range(25)]
+    for start, goal, departure in trips:
+        earliest = tdijkstra.earliest_arrivals(network, start, departure)
+        everywhere = sum(1 for code, time in earliest.items() if code != goal and
+                         time + network.heuristic(code, goal) < earliest[goal] - 1e-9)
+        assert oracle.solve(network, start, goal, departure)[2] == everywhere
+        assert oracle.surely_expanded(network, start, goal, departure) == everywhere
+
+
 def test_oracle_heuristic_is_distance_over_speed(networks):
     case = next(c for c in CASES if c['name'] == 'heuristic-farthest')
     network = networks['small']

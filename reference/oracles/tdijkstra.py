@@ -21,13 +21,15 @@ import heapq
 from reference.oracles.trams import TOP_SPEED
 
 
-def best_first(network, start, goal, departure, heuristic):
+def best_first(network, start, goal, departure, heuristic, arrival=None):
     """Best-first search on ``time + heuristic(stop)``; returns (hops, expansions).
 
     ``hops`` is the found route ``[(stop_code, time), ...]`` from start to
-    goal, or None if the goal is unreachable.
+    goal, or None if the goal is unreachable.  ``arrival``, an empty dict when
+    given, receives the arrival time the search found at every stop it reached.
     """
-    arrival = {start: departure}
+    arrival = {} if arrival is None else arrival
+    arrival[start] = departure
     previous = {start: None}
     frontier = [(departure + heuristic(start), start)]
     explored = set()
@@ -62,9 +64,15 @@ def route_to(code, previous, arrival):
     return hops
 
 
-def dijkstra(network, start, goal, departure):
-    """Plain time-dependent Dijkstra (priority = arrival time)."""
-    return best_first(network, start, goal, departure, lambda code: 0)
+def dijkstra(network, start, goal, departure, arrival=None):
+    """Plain time-dependent Dijkstra (priority = arrival time).
+
+    The arrival times it leaves in ``arrival`` (see :func:`best_first`) are those of
+    :func:`earliest_arrivals` with ``until=goal``: the same stops are popped in the same
+    order (a stop already settled is never improved on a FIFO network, so skipping it
+    changes nothing), up to the goal.
+    """
+    return best_first(network, start, goal, departure, lambda code: 0, arrival)
 
 
 def astar(network, start, goal, departure):

@@ -103,8 +103,8 @@ def expect_order(network, input):
 def expect_route(network, input):
     """Earliest arrival, one optimal route and the expansion counts of one trip."""
     start, goal, departure = input["start"], input["goal"], input["departure"]
-    (hops, dijkstra_expansions), (astar_hops, astar_expansions) = solve(network, start, goal,
-                                                                         departure)
+    (hops, dijkstra_expansions), (astar_hops, astar_expansions), floor = solve(
+        network, start, goal, departure)
     if hops is None:
         raise ValueError("no route from %s to %s in this network" % (start, goal))
     if astar_hops[-1][1] != hops[-1][1]:
@@ -116,16 +116,19 @@ def expect_route(network, input):
         "hops": [[code, time] for code, time in hops],
         "dijkstra_expansions": dijkstra_expansions,
         "astar_expansions": astar_expansions,
-        "floor_expansions": surely_expanded(network, start, goal, departure),
+        "floor_expansions": floor,
     }
 
 
 @functools.lru_cache(maxsize=256)
 def solve(network, start, goal, departure):
-    """``(dijkstra, astar)`` results of one trip (kept: drawing a trip solves it before expect
-    does)."""
-    return (tdijkstra.dijkstra(network, start, goal, departure),
-            tdijkstra.astar(network, start, goal, departure))
+    """``(dijkstra, astar, floor)`` of one trip: the results of the two searches and the
+    :func:`surely_expanded` count, read off the arrivals Dijkstra found (None when the goal
+    cannot be reached).  Kept: drawing a trip solves it before expect does."""
+    arrival = {}
+    dijkstra = tdijkstra.dijkstra(network, start, goal, departure, arrival)
+    floor = arriving_sooner(network, goal, arrival) if goal in arrival else None
+    return dijkstra, tdijkstra.astar(network, start, goal, departure), floor
 
 
 def surely_expanded(network, start, goal, departure):
@@ -134,7 +137,13 @@ def surely_expanded(network, start, goal, departure):
     Each of them arrives before the goal, so the search for the arrivals ends at the goal:
     the stops it leaves unsettled arrive no earlier than the goal and are never counted.
     """
-    arrival = tdijkstra.earliest_arrivals(network, start, departure, until=goal)
+    return arriving_sooner(network, goal,
+                           tdijkstra.earliest_arrivals(network, start, departure, until=goal))
+
+
+def arriving_sooner(network, goal, arrival):
+    """How many stops of ``arrival`` (stop -> arrival time, the goal's its earliest, every
+    stop arriving before it exact) other than the goal arrive, heuristic added, before it."""
     best = arrival[goal]
     return sum(1 for code, time in arrival.items()
                if code != goal and time + network.heuristic(code, goal) < best - 1e-9)
@@ -323,7 +332,7 @@ def well_posed(network, case):
     inp = case["input"]
     if "start" not in inp:
         return True
-    (hops, _), (astar_hops, _) = solve(network, inp["start"], inp["goal"], inp["departure"])
+    (hops, _), (astar_hops, _), _ = solve(network, inp["start"], inp["goal"], inp["departure"])
     return hops is not None and astar_hops[-1][1] == hops[-1][1]
 
 

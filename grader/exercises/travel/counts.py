@@ -47,7 +47,7 @@ def expansions(reply, codes=()):
     slots = tally.get('slots', [])
     counts = [max(slot.get('events', 0), slot.get('states', 0)) for slot in slots]
     first = slots[0] if slots else {}
-    names = {code_hash(code): code for code in codes}
+    names = names_by_hash(tuple(codes))
     order, made_order = (_named(tally.get(key, []), names) for key in ('order', 'made_order'))
     units = list(first.get('units', [])) + [0] * len(METHODS)
     flags = set(tallies.flag_names(tally.get('flags', 0)))
@@ -58,6 +58,13 @@ def expansions(reply, codes=()):
             'stopped': bool(first.get('stopped')), 'events': first.get('events', 0),
             'states': first.get('states', 0), 'listings': first.get('listings', 0),
             'bypassed': bypassed}
+
+
+@functools.lru_cache(maxsize=8)
+def names_by_hash(codes):
+    """Stop code by :func:`code_hash` of each of ``codes`` (a tuple), kept per process: every
+    reply of a network is read with the same codes."""
+    return {code_hash(code): code for code in codes}
 
 
 def _named(pairs, names):
