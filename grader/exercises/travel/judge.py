@@ -50,7 +50,6 @@ answers count only where the submission's own search ran.
 import functools
 import math
 import shutil
-from collections import deque
 from pathlib import Path
 
 from grader.exercises import base
@@ -239,13 +238,16 @@ def hop_levels(network, start):
 
     Kept per process (the same mapping for the same network and start: read it, never
     change it): both orders of every trip of an efficiency set ask for it."""
-    level, queue = {start: 0}, deque([start])
-    while queue:
-        code = queue.popleft()
-        for neighbor in network.neighbors(code):
-            if neighbor not in level:
-                level[neighbor] = level[code] + 1
-                queue.append(neighbor)
+    level, frontier, hops = {start: 0}, [start], 0
+    while frontier:
+        hops += 1
+        following = []
+        for code in frontier:
+            for neighbor in network.neighbors(code):
+                if neighbor not in level:
+                    level[neighbor] = hops
+                    following.append(neighbor)
+        frontier = following
     return level
 
 
