@@ -284,6 +284,8 @@ class _Schedule:
         self.names = names
         self.started_exercises = set()
         self.spares = []
+        self.early = {}
+        """``{exercise: future of its EarlyStart}``, until the exercise is planned."""
         self.lock = threading.Lock()
 
     def lanes_done(self, make):
@@ -303,6 +305,10 @@ class _Schedule:
                 # interpreter at each exchange with its child: a short switch interval
                 # keeps those waits short.
                 sys.setswitchinterval(PLANNING_SWITCH)
+                # The first exercises' main sandboxes start meanwhile (one per worker).
+                for name in names[:self.run.jobs]:
+                    self.early[name] = pool.submit(EarlyStart.begin, self.run, name,
+                                                   self.submission_dir, self._spare_ahead)
                 for name in names:
                     for lane in self._planned(name, make):
                         if lane.main:
@@ -317,14 +323,21 @@ class _Schedule:
             except BaseException:
                 for _, future in futures:
                     future.cancel()
+                for future in self.early.values():   # those no plan took: stopped here
+                    for session in _early_session(future):
+                        session.close()
                 raise
             finally:
                 sys.setswitchinterval(switch)
             return [(lane, future.result()) for lane, future in futures]
 
     def _planned(self, name, make):
-        plan = self.plans[name] = make(name)
+        plan = make(name)
         with self.lock:
+            self.plans[name] = plan
+            early = self.early.pop(name, None)
+            if early is not None:
+                plan.sandboxes.expect_early(early)
             self.unplanned -= 1
         return plan.lanes
 
@@ -341,8 +354,8 @@ class _Schedule:
         sandboxes of their exercise's earlier lanes will not serve, see :class:`Sandboxes`)."""
         with self.lock:
             jobs = self.run.jobs
-            to_come = self.unplanned + sum(plan.sandboxes.needed(jobs)
-                                           for plan in list(self.plans.values()))
+            to_come = self.unplanned - len(self.early) + \
+                sum(plan.sandboxes.needed(jobs) for plan in list(self.plans.values()))
             wanted = min(jobs, to_come)
             if wanted > 0:
                 self.spares += keep_spares(wanted, self.run.isolation,
@@ -626,7 +639,15 @@ class Sandboxes:
         self.waiting = lanes        # lanes of the exercise not started yet
         self.running = 0
         self._idle = []
+        self._early = None
+        """The main lane's sandbox, started while the exercise was planned (a future of an
+        :class:`EarlyStart`), or None."""
         self._lock = threading.Lock()
+
+    def expect_early(self, future):
+        """The main lane grades in the sandbox ``future`` gives (:class:`EarlyStart`)."""
+        with self._lock:
+            self._early = future
 
     def begin(self):
         """A lane starts: it no longer waits."""
@@ -644,8 +665,15 @@ class Sandboxes:
         lanes running at a time: those its running lanes and kept sandboxes will not
         serve."""
         with self._lock:
-            have = self.running + len(self._idle)
+            have = self.running + len(self._idle) + (self._early is not None)
             return max(0, min(jobs, self.waiting + self.running) - have)
+
+    def take_early(self):
+        """The :class:`EarlyStart` made for the main lane (waiting for it to be made), once;
+        else None."""
+        with self._lock:
+            early, self._early = self._early, None
+        return early.result() if early is not None else None
 
     def take(self):
         """A kept sandbox (a started :class:`Session`), or None."""
@@ -665,6 +693,9 @@ class Sandboxes:
         """Stop every kept sandbox no lane took."""
         with self._lock:
             idle, self._idle = self._idle, []
+            early, self._early = self._early, None
+        if early is not None:
+            idle += _early_session(early)
         for session in idle:
             session.close()
 
@@ -726,19 +757,16 @@ class Lane:
         """A :class:`LaneResult`, or None when ``early`` and an early call timed out."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         done = LaneResult()
-        # The child's CPU rlimit is a safety net under the per-call limits: every call
-        # at the largest factor with a unit of up to one second (far slower than any
-        # machine measured), so it never decides a verdict on its own.
-        largest = max(settings.factors.values())
-        budget = sum(max(settings.min_seconds, largest) for _, _, rs in self.cases for _ in rs)
+        budget = _runner_budget(settings, sum(len(rs) for _, _, rs in self.cases))
         answered = Answered(plan)
         unit = run.unit_if_measured() if early else run.unit
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
-        session = plan.sandboxes.take()
+        ready = plan.sandboxes.take_early() if self.main else None
+        session = ready.session if ready is not None else plan.sandboxes.take()
         taken = session is not None      # a sandbox an earlier lane of the exercise left
-        if taken:    # (were its runner to end, it starts again under this lane's limit)
-            session.load_seconds = import_limit
-        else:
+        if taken and ready is None:   # (were its runner to end, it starts again under
+            session.load_seconds = import_limit     # this lane's limit)
+        elif not taken:
             session = Session(submission_dir, plan.relpath, plugin.probe,
                               options=plugin.child_options(settings), isolation=run.isolation,
                               settings=run.policy.sandbox, load_seconds=import_limit,
@@ -746,7 +774,8 @@ class Lane:
         left = False        # whether the sandbox was left to a later lane (else it stops here)
         try:
             with plan.hangs.watching(self, session):
-                left = self._grade_cases(run, session, done, answered, early, started, taken)
+                left = self._grade_cases(run, session, done, answered, early, started, taken,
+                                         ready)
         finally:
             if not left:
                 session.close()
@@ -755,15 +784,19 @@ class Lane:
         done.outcomes = answered.judged(run.unit)
         return done
 
-    def _grade_cases(self, run, session, done, answered, early, started, taken):
-        """Load the module in ``session`` (unless ``taken``: loaded by an earlier lane) and
-        make this lane's calls, noting their replies in ``answered``.  Returns whether the
-        session is left to a later lane, or None when the import or a call was stopped
-        under the smaller, early limit."""
+    def _grade_cases(self, run, session, done, answered, early, started, taken, ready=None):
+        """Load the module in ``session`` (unless ``taken``: loaded by an earlier lane, or by
+        the schedule for this lane, ``ready``) and make this lane's calls, noting their
+        replies in ``answered``.  Returns whether the session is left to a later lane, or
+        None when the import or a call was stopped under the smaller, early limit."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         unit = run.unit_if_measured() if early else run.unit
         starts, written = session.starts, session.output_mark()
-        if taken:
+        if ready is not None:   # loaded for this lane while the exercise was planned
+            loaded, written = session.loaded, ready.written
+            if _import_stopped(loaded) and settings.import_limit(run.unit) > ready.limit:
+                return None     # under a smaller limit than its own: again under the true one
+        elif taken:
             loaded = session.loaded
         else:
             loaded = session.start(meanwhile=_while_loading(plugin, started))
@@ -890,6 +923,61 @@ class Answered:
                 plan.cut_short(reply, request, unit)
             self._outcomes.append((index, judged_case(plan.plugin, case, replies,
                                                       plan.settings)))
+
+
+class EarlyStart:
+    """A main lane's sandbox started, and the module loaded in it, while the schedule plans
+    the exercise (the positions drawn for the submission answered by the reference).
+
+    The session is the one the lane would start itself (the same probe, options and
+    preparation, the import under the limit known then, as a lane's first attempt uses),
+    and the lane grades in it from its first case: the verdicts are the same, only the
+    sandbox's boot and the import overlap the planning.  ``written`` is the output mark
+    from before the import, so the lane reports what the import printed.
+    """
+
+    def __init__(self, session, written, limit):
+        self.session, self.written, self.limit = session, written, limit
+
+    @classmethod
+    def begin(cls, run, name, submission_dir, started=None):
+        """Start exercise ``name``'s sandbox and load its module; None without its file."""
+        plugin, settings = plugins.get(name), run.policy.exercises[name]
+        relpath = plugin.locate(submission_dir, settings)
+        if relpath is None:
+            return None
+        unit = run.unit_if_measured()
+        import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
+        requests = sum(len(plugin.requests(case, settings)) for case in run.cases(name)[0])
+        session = Session(submission_dir, relpath, plugin.probe,
+                          options=plugin.child_options(settings), isolation=run.isolation,
+                          settings=run.policy.sandbox, load_seconds=import_limit,
+                          cpu_seconds=int(_runner_budget(settings, requests) + 60),
+                          prepare=plugin.prepare(settings))
+        early = cls(session, session.output_mark(), import_limit)
+        try:
+            session.start(meanwhile=_while_loading(plugin, started))
+        except BaseException:
+            session.close()
+            raise
+        return early
+
+
+def _early_session(future):
+    """The session of an :class:`EarlyStart` future no lane took ([] or [session])."""
+    try:
+        early = future.result()
+    except Exception:  # noqa: BLE001 - its failure was the lane's to report; none came
+        return []
+    return [early.session] if early is not None else []
+
+
+def _runner_budget(settings, requests):
+    """The runner's CPU rlimit for ``requests`` calls, less its minute of margin: a safety
+    net under the per-call limits, every call at the largest factor with a unit of up to
+    one second (far slower than any machine measured), so it never decides a verdict."""
+    largest = max(settings.factors.values())
+    return requests * max(settings.min_seconds, largest)
 
 
 def _while_loading(plugin, started):
