@@ -86,6 +86,31 @@ def test_the_child_runs_the_base_interpreter_from_the_child_archive():
     assert not any('judge' in n or 'calibrate' in n or 'engine' in n for n in names), names
 
 
+def test_the_probes_helpers_are_kept_per_content_of_the_probe(tmp_path, monkeypatch):
+    """What a probe imports of its package is read off its syntax tree once per content
+    (grader.doccache): a probe that starts importing another module is seen at once, and
+    the cache off gives the same members."""
+    folder = tmp_path / 'demo'
+    folder.mkdir()
+    for name in ('__init__', 'rules', 'board'):
+        (folder / f'{name}.py').write_text('')
+    probe = folder / 'probe.py'
+    probe.write_text('from grader.exercises.demo import rules\n')
+    assert bundle._probe_helpers(folder, 'demo') == ['rules']
+    parse = bundle._imported_helpers
+    monkeypatch.setattr(bundle, '_imported_helpers', None)      # not parsed again:
+    assert bundle._probe_helpers(folder, 'demo') == ['rules']      # from the cache
+    monkeypatch.setattr(bundle, '_imported_helpers', parse)
+    probe.write_text('from grader.exercises.demo import rules\n'
+                     'from grader.exercises.demo.board import Board\n')
+    assert bundle._probe_helpers(folder, 'demo') == ['board', 'rules']
+    (folder / 'board.py').unlink()          # a module named that is not there: not a member
+    assert bundle._probe_helpers(folder, 'demo') == ['rules']
+    kept = bundle.members()
+    monkeypatch.setenv('GRADER_CACHE_DIR', '')
+    assert bundle.members() == kept
+
+
 @pytest.mark.parametrize('level', LEVELS)
 def test_nothing_registered_with_atexit_runs_after_grading(tmp_path, level):
     source = '''
