@@ -268,6 +268,9 @@ class _Schedule:
     ones fill in at the end.  What a lane holds depends on the configuration
     only, never on this order or timing.
 
+    The main lanes of the first exercises in that order, one per worker,
+    start their sandboxes and load the module while their exercises are
+    planned (:class:`EarlyStart`), and grade in them from their first case.
     A sandbox takes tens of milliseconds to boot (its Python and the runner's
     imports), so as each lane's child starts, spare sandboxes are spawned
     (:func:`grader.sandbox.session.keep_spares`) for the lanes still to come,
