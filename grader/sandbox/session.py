@@ -78,14 +78,13 @@ def seccomp_programs():
     Compiling loads ctypes and libseccomp (about 15 ms), so the programs are kept in the
     document cache (:mod:`grader.doccache`), keyed by what they are made from: the rules'
     source, pyseccomp's file, the machine's architecture and the grader's version."""
-    import platform
     from importlib.util import find_spec
 
     from grader import __version__, doccache
     from grader.child import layers as child_layers
     spec = find_spec('pyseccomp')
     try:
-        made_from = [Path(child_layers.__file__).read_bytes(), platform.machine().encode(),
+        made_from = [Path(child_layers.__file__).read_bytes(), os.uname().machine.encode(),
                      __version__.encode(), str(spec.origin if spec else None).encode(),
                      str(os.stat(spec.origin).st_mtime_ns if spec and spec.origin else 0).encode()]
     except OSError:
