@@ -44,6 +44,8 @@ class ExerciseSettings:
     min_seconds: float
     own_worker: tuple = ()
     """Limit keys whose cases each get a sandboxed worker of their own."""
+    main_lanes: int = 1
+    """The other cases are dealt in turn to this many lanes (see :class:`grader.engine.Hangs`)."""
     generated: dict = field(default_factory=dict)
     """``count`` positions drawn at grading time for the official grade, and the
     options the oracle's ``generate`` reads."""
@@ -324,6 +326,7 @@ def _exercise(name, raw, plugin, root, defaults, origin):
         factors=dict(limits['factors']),
         min_seconds=float(limits.get('min_seconds', 0.5)),
         own_worker=tuple(limits.get('own_worker', ())),
+        main_lanes=int(limits.get('main_lanes', 1)),
         generated=dict(raw.get('generated', {})),
         stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
         plugin=str(root / raw['plugin']) if 'plugin' in raw else '')

@@ -188,10 +188,9 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     finally:
         schedule.close()
     plans = schedule.plans
-    by_plan = {}
-    for lane, outcome in done:
-        by_plan.setdefault(lane.plan.name, []).append(outcome)
-    graded = {name: plan.result(run, by_plan.get(name, [])) for name, plan in plans.items()}
+    done = {id(lane): outcome for lane, outcome in done}
+    graded = {name: plan.result(run, [done[id(lane)] for lane in plan.lanes])
+              for name, plan in plans.items()}
     return [_assignment_result(run, assignment, [copy.deepcopy(graded[n])
                                                  for n in assignment.exercises if n in graded],
                                plans, submission_dir, submitted_at)
@@ -297,7 +296,7 @@ class _Schedule:
             lanes = []
             for name in self.names:
                 lanes += self._planned(name, make)
-            lanes.sort(key=lambda lane: not lane.main)
+            lanes.sort(key=lambda lane: lane.part is None)
             return [(lane, self._one(lane)) for lane in lanes]
         futures, later = [], []
         names = sorted(self.names, key=lambda name: -_requests_made(self.run, name))
@@ -314,7 +313,7 @@ class _Schedule:
                                                    self.submission_dir, self._spare_ahead)
                 for name in names:
                     for lane in self._planned(name, make):
-                        if lane.main:
+                        if lane.part is not None:
                             futures.append((lane, pool.submit(self._one, lane)))
                         else:
                             later.append(lane)
@@ -417,6 +416,7 @@ class ExercisePlan:
         self.cases = []
         self.generated = {}
         self.hangs = Hangs(settings.stop_after_timeouts)
+        """Set again with the main order when the cases are known (:meth:`make`)."""
         self.sandboxes = Sandboxes()
         self.caps = {}
         """``{limit key: units}`` capped in a self-check (:func:`self_check_caps`)."""
@@ -476,7 +476,13 @@ class ExercisePlan:
         # the lane's sandbox (the runner empties every place a case can write in between
         # anyway).  The outcomes keep the cases' order.
         main.sort(key=lambda item: item[1].hidden)
-        plan.lanes = [Lane(plan, main, main=True), *own]
+        # With main_lanes > 1, the cases are dealt in turn (each part keeps the public ones
+        # first); which are not run after time-outs in a row is decided in this order, as
+        # in one lane (Hangs).
+        parts = max(1, min(settings.main_lanes, len(main)))
+        plan.hangs = Hangs(settings.stop_after_timeouts, [index for index, _, _ in main])
+        plan.lanes = [Lane(plan, main[part::parts], main=part == 0, part=part)
+                      for part in range(parts)] + own
         plan.sandboxes = Sandboxes(len(plan.lanes))
         return plan
 
@@ -496,9 +502,12 @@ class ExercisePlan:
             result.error = f'{wanted} not found'
             return result
         main = lane_results[0]
-        if main.stopped_early:     # the other lanes' cases are not run either (see Hangs)
-            for lane, done in zip(self.lanes[1:], lane_results[1:]):
-                done.outcomes = lane.not_run(run)
+        stop = self.hangs.stop
+        if stop is not None:   # the main order's cases after it, and every own lane's: not run
+            for lane, done in zip(self.lanes, lane_results):
+                beyond = lane.not_run(run, after=stop)
+                kept = {index for index, _ in beyond}
+                done.outcomes = [(i, o) for i, o in done.outcomes if i not in kept] + beyond
         problem = main.problem
         result.warnings = main.warnings
         if problem:
@@ -567,23 +576,36 @@ class LaneResult:
 
 class Hangs:
     """Hangs end early: after ``stop_after_timeouts`` cases in a row of an exercise's
-    main lane time out, its remaining cases are not run.
+    main lanes time out, in the order one lane would take them (the *main order*), the
+    cases after them are not run.
 
     They fail as time-outs whose message is :data:`NOT_RUN`, judged like the
     time-outs waiting would have given, so a submission whose every call
     sleeps, waits for input or loops gets the same score in the time of a few
-    limits instead of one per case.  The cases of the exercise's other lanes
-    (own workers) fail the same way once the main lane has stopped, whatever
-    they did meanwhile, and their children are stopped at once: the verdicts
-    depend on the main lane's cases alone, never on timing or ``--jobs``.
-    Only cases with calls count; one that answers starts the count again.
+    limits instead of one per case.  Only cases with calls count; one that
+    answers starts the count again.  The *stop* is the first position in the
+    main order where the count reaches the limit, found as soon as every case
+    up to it is done: with several main lanes (``time_limit.main_lanes``), each
+    deals with the cases in turn, and one may already have run a case after the
+    stop when it is found; that case fails as not run all the same
+    (:meth:`ExercisePlan.result`), as do the cases of the exercise's own lanes,
+    whatever they did (their children are stopped at once).  So the verdicts
+    depend on the outcomes in the main order alone, never on timing, on
+    ``--jobs`` or on how many main lanes there are.
     """
 
     NOT_RUN = 'not run: earlier cases timed out'
 
-    def __init__(self, limit):
+    def __init__(self, limit, order=()):
         self.limit = limit
+        self.position = {index: place for place, index in enumerate(order)}
+        """``{case index: its position in the main order}``."""
+        self.stop = None
+        """The position of the stop in the main order, once found (else None)."""
         self.stopped = threading.Event()
+        self._replies = {}          # position -> the replies of a main-order case done
+        self._known = 0             # positions below this are all done
+        self._in_a_row = 0          # time-outs in a row up to there
         self._others = set()
         self._lock = threading.Lock()
 
@@ -591,29 +613,41 @@ class Hangs:
     def reply(cls):
         return Reply(status='timeout', kind='not run', error=cls.NOT_RUN)
 
-    def skips(self, lane, in_a_row):
-        """Whether ``lane``'s next case is not run."""
+    def skips(self, lane, index):
+        """Whether ``lane``'s case ``index`` is not run: it comes after the stop (an own
+        lane's case: the exercise has stopped)."""
         if not self.limit:
             return False
-        return in_a_row >= self.limit if lane.main else self.stopped.is_set()
+        if lane.part is None:
+            return self.stopped.is_set()
+        with self._lock:
+            return self.stop is not None and self.position[index] > self.stop
 
-    def count(self, lane, in_a_row, replies):
-        """The count of cases in a row timed out after one with ``replies``; stops the
-        exercise when the main lane reaches the limit."""
-        if not replies:
-            return in_a_row
-        in_a_row = in_a_row + 1 if any(r.status == 'timeout' for r in replies) else 0
-        if lane.main and self.limit and in_a_row >= self.limit and not self.stopped.is_set():
+    def note(self, lane, index, replies):
+        """The replies of a main lane's case ``index``; the stop, once every case up to it is
+        done, stops the own lanes' children."""
+        if lane.part is None or not self.limit:
+            return
+        with self._lock:
+            self._replies[self.position[index]] = replies
+            while self.stop is None and self._known in self._replies:
+                done = self._replies[self._known]
+                if done:    # a case without calls leaves the count as it was
+                    timed_out = any(r.status == 'timeout' for r in done)
+                    self._in_a_row = self._in_a_row + 1 if timed_out else 0
+                if self._in_a_row >= self.limit:
+                    self.stop = self._known
+                self._known += 1
+            if self.stop is None or self.stopped.is_set():
+                return
             self.stopped.set()
-            with self._lock:
-                for session in self._others:
-                    registry.kill_child(session)
-        return in_a_row
+            for session in self._others:
+                registry.kill_child(session)
 
     @contextlib.contextmanager
     def watching(self, lane, session):
-        """While an other lane's ``session`` grades, a stop of the main lane ends its child."""
-        if lane.main:
+        """While an own lane's ``session`` grades, the stop ends its child."""
+        if lane.part is not None:
             yield
             return
         with self._lock:
@@ -716,8 +750,11 @@ class Lane:
     is discarded: exactly what grading after the calibration would have done.
     """
 
-    def __init__(self, plan, cases, main):
+    def __init__(self, plan, cases, main, part=None):
         self.plan, self.cases, self.main = plan, cases, main
+        self.part = part
+        """Which of the exercise's main lanes this is (0: the first, which reports the
+        import), or None for a lane of its own (``time_limit.own_worker``)."""
 
     def run(self, run, submission_dir, started=None):
         """This lane's :class:`LaneResult`; ``started()`` is called once its child is
@@ -727,7 +764,7 @@ class Lane:
         # child starts and imports the module meanwhile).
         self.plan.sandboxes.begin()
         try:
-            if not self.main and self.plan.hangs.stopped.is_set():
+            if self.part is None and self.plan.hangs.stopped.is_set():
                 return LaneResult()     # judged as not run (ExercisePlan.result): no sandbox
             done = self._attempt(run, submission_dir, self.main, started)
             if done is None:       # a call timed out under its smaller, early limit
@@ -744,12 +781,16 @@ class Lane:
                    * max(1, r.runs)
                    for _, _, requests in self.cases for r in requests)
 
-    def not_run(self, run):
-        """``[(case index, outcomes)]`` of this lane's cases judged as not run
-        (see :class:`Hangs`)."""
+    def not_run(self, run, after=-1):
+        """``[(case index, outcomes)]`` of this lane's cases judged as not run (see
+        :class:`Hangs`): every one of a lane of its own, a main lane's after position
+        ``after`` of the main order."""
         settings, plugin = self.plan.settings, self.plan.plugin
+        position = self.plan.hangs.position
         judged = []
         for index, case, requests in self.cases:
+            if self.part is not None and position[index] <= after:
+                continue
             replies = [Hangs.reply() for _ in requests]
             for reply, request in zip(replies, requests):
                 reply.limit = self.plan.limit(request, run.unit)
@@ -811,20 +852,19 @@ class Lane:
         self._note_load(done, loaded)
         # The main lane reports a failed import once, for the whole exercise.
         cases = [] if self.main and done.problem else self.cases
-        in_a_row = 0            # cases timed out in a row (see Hangs)
         public_output = None    # the output mark when the lane's first hidden case began
         for index, case, case_requests in cases:
             registry.check()    # interrupted: no further case
             if case.hidden and public_output is None:
                 public_output = session.output_mark()
             replies = self._case_replies(run, session, done, case, case_requests, early,
-                                         not_run=plan.hangs.skips(self, in_a_row),
+                                         not_run=plan.hangs.skips(self, index),
                                          answered=answered)
             if replies is None:
                 return None     # the true limit is larger: again under it
-            in_a_row = plan.hangs.count(self, in_a_row, replies)
+            plan.hangs.note(self, index, replies)
             answered.add(index, case, replies, case_requests)
-        done.stopped_early = self.main and plan.hangs.skips(self, in_a_row)
+        done.stopped_early = self.part is not None and plan.hangs.stopped.is_set()
         done.output = session.output(since=written, until=public_output)
         done.restarts = session.starts - starts
         if loaded.ok and not done.stopped_early and plan.sandboxes.keep(session):

@@ -45,11 +45,16 @@ def failed_messages(result):
     return {(f['case'], f['message']) for c in result.checks for f in c.failures}
 
 
-def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path):
+@pytest.mark.parametrize('main_lanes', [1, 2])
+def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy, run, tmp_path,
+                                                                         main_lanes):
+    """Whether the cases run in one main lane or are dealt to two, the stop is the third
+    case in their order, and every case after it fails as not run."""
     folder = tmp_path / 'loops'
     folder.mkdir()
     (folder / 'tictactoe.py').write_text(LOOP)
-    policy = fewer_cases(policy, 'tictactoe', tmp_path)
+    policy = with_exercise(fewer_cases(policy, 'tictactoe', tmp_path), 'tictactoe',
+                           main_lanes=main_lanes)
     stopping, stopping_seconds = graded(quick_limits(policy, 'tictactoe', 3), run, folder,
                                         'tictactoe')
     waiting, waiting_seconds = graded(quick_limits(policy, 'tictactoe', 0), run, folder,
@@ -67,14 +72,20 @@ def test_a_submission_that_loops_everywhere_gets_the_score_waiting_gives(policy,
           f'{waiting_seconds:.1f} s waiting for every case')
 
 
-def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
-    """The reference, except that it loops on the first two cases and on the fourth, under
-    limits of 5 units and at least 0.1 s (the course's are 40 units and at least 1 s): the
-    reference answers every case in under 0.03 s, a tenth of them."""
+@pytest.mark.parametrize('main_lanes, hanging', [(1, (0, 1, 3)), (2, (0, 1, 3)), (2, (1, 3, 5))])
+def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path, main_lanes,
+                                                      hanging):
+    """The reference, except that it loops on three cases not in a row, under limits of 5
+    units and at least 0.1 s (the course's are 40 units and at least 1 s): the reference
+    answers every case in under 0.03 s, a tenth of them.  Dealt to two main lanes in
+    turn, the second, fourth and sixth cases are all one lane's, three time-outs in a row
+    of its own: in the cases' order they are not in a row, and nothing stops."""
+    policy = with_exercise(policy, 'tictactoe', main_lanes=main_lanes)
     from grader import exercises, fixtures
     plugin, settings = exercises.get('tictactoe'), policy.exercises['tictactoe']
     cases = fixtures.load_cases(plugin, settings)[0]
-    boards = [plugin.requests(cases[i], settings)[0].payload['board'] for i in (0, 1, 3)]
+    assert not any(cases[i].hidden for i in range(6))     # the first of the main order
+    boards = [plugin.requests(cases[i], settings)[0].payload['board'] for i in hanging]
     folder = tmp_path / 'sometimes'
     folder.mkdir()
     source = (ROOT / 'reference' / 'tictactoe.py').read_text().replace('Minimax(', '_search(')
@@ -91,7 +102,7 @@ def test_time_outs_that_are_not_in_a_row_stop_nothing(policy, run, tmp_path):
                        'tictactoe')
     messages = failed_messages(result)
     timed_out = {case for case, message in messages}
-    assert timed_out == {cases[i].name for i in (0, 1, 3)}, messages
+    assert timed_out == {cases[i].name for i in hanging}, messages
     assert not any('not run' in message for _, message in messages)
 
 
@@ -128,11 +139,13 @@ def eightpuzzle_waiting(eightpuzzle_course, run, tmp_path_factory):
     return verdicts(waiting)
 
 
+@pytest.mark.parametrize('main_lanes', [1, 2])
 def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(
-        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path):
-    """The eight puzzle's own-worker cases fail as not run once the main lane stopped."""
+        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path, main_lanes):
+    """The eight puzzle's own-worker cases fail as not run once the main lanes stopped."""
     folder = looping_eightpuzzle(tmp_path)
-    quick = quick_limits(eightpuzzle_course, 'eightpuzzle', 3)
+    quick = with_exercise(quick_limits(eightpuzzle_course, 'eightpuzzle', 3), 'eightpuzzle',
+                          main_lanes=main_lanes)
     result, _ = graded(quick, run, folder, 'eightpuzzle')
     own = {c.name: c for c in result.checks if c.name in ('hard', 'unsolvable')}
     assert own and all(c.cases_total > 0 for c in own.values())

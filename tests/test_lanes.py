@@ -5,6 +5,7 @@ the same kind of child, so verdicts are the same with the split or without
 it, and with ``--jobs 1`` or ``--jobs 2``.
 """
 import dataclasses
+import sys
 
 import pytest
 
@@ -112,8 +113,18 @@ def test_a_missing_oracle_stops_the_grade_before_any_child_starts(policy, run, t
     started = []
     monkeypatch.setattr(Session, 'start', lambda self, *a, **k: started.append(self))
     lane_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation, jobs=2)
-    with pytest.raises(UserError, match='no oracle for eightpuzzle'):
-        engine.grade_many(course, folder, ['oulu-exercise-1'], run=lane_run)
+    # The oracles are the package ``reference``: the copy's, imported here when this
+    # process had not imported the course's yet, must not stay in its place.
+    monkeypatch.setattr(sys, 'path', list(sys.path))
+    imported = {name: module for name, module in sys.modules.items()
+                if name.partition('.')[0] == 'reference'}
+    try:
+        with pytest.raises(UserError, match='no oracle for eightpuzzle'):
+            engine.grade_many(course, folder, ['oulu-exercise-1'], run=lane_run)
+    finally:
+        for name in [name for name in sys.modules if name.partition('.')[0] == 'reference']:
+            del sys.modules[name]
+        sys.modules.update(imported)
     assert started == []
 
 
@@ -190,3 +201,36 @@ def test_cases_are_judged_while_the_next_call_runs_with_the_same_verdicts(policy
     # run; which facts there are, and what the evidence concludes, do not
     assert sorted(overlapped.facts) == sorted(at_the_end.facts)
     assert overlapped.facts['evidence']['status'] == at_the_end.facts['evidence']['status']
+
+
+def test_cases_dealt_to_two_main_lanes_keep_their_verdicts(policy, run, submission, monkeypatch):
+    """``time_limit.main_lanes: 2``: the cases are dealt in turn to two main lanes (the
+    public ones first in each), each in a sandbox of its own, with the verdicts of one."""
+    folder = submission('connect4', ROOT / 'reference' / 'connect4.py')
+
+    def connect4(main_lanes, jobs):
+        course = with_exercise(policy, 'connect4', main_lanes=main_lanes)
+        lane_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation,
+                              jobs=jobs)
+        return engine.grade(course, folder, run=lane_run, only=['connect4']).exercise('connect4')
+    handed = []
+    lanes_done = engine._Schedule.lanes_done
+
+    def recording(self, make):
+        done = lanes_done(self, make)
+        handed.extend(lane for lane, _ in done)
+        return done
+    one = connect4(1, 2)
+    monkeypatch.setattr(engine._Schedule, 'lanes_done', recording)
+    two = connect4(2, 2)
+    parts = [lane for lane in handed if lane.part is not None]
+    assert [lane.part for lane in parts] == [0, 1] and parts[0].main and not parts[1].main
+    for lane in parts:
+        hidden = [case.hidden for _, case, _ in lane.cases]
+        assert hidden == sorted(hidden)         # a lane's public cases come first
+    dealt = sorted(index for lane in parts for index, _, _ in lane.cases)
+    assert dealt == sorted(parts[0].plan.hangs.position)
+    serial = connect4(2, 1)
+    assert one.score == two.score == serial.score == one.max_score
+    assert outcomes(one) == outcomes(two) == outcomes(serial)
+    assert one.facts['cases'] == two.facts['cases']

@@ -167,8 +167,9 @@ def test_check_gives_the_same_verdicts_with_and_without_the_spare(policy, tmp_pa
     taken = takes(monkeypatch)
     config = ['--config', str(quick_course(policy, tmp_path / 'course'))]
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'a.json')]) == 0
-    # each lane adopted a spare: one per worker (two exercises, two cores) booted at the start
-    assert taken.count(True) == min(2, os.cpu_count() or 1)
+    # every lane that booted a sandbox adopted a spare (one per worker booted at the start,
+    # the others as the lanes before them started)
+    assert len(taken) >= min(2, os.cpu_count() or 1) and all(taken), taken
     monkeypatch.setattr('grader.sandbox.session.start_spare', lambda isolation, settings: None)
     taken.clear()
     assert cli.main([*config, 'check', str(folder), '-q', '--json', str(tmp_path / 'b.json')]) == 0
