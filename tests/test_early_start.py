@@ -8,7 +8,7 @@ printed and the retry of an import stopped under the limit known early are
 those of a lane that starts its own sandbox (``--jobs 1`` never starts early).
 """
 from grader import engine
-from gradertest import ROOT, with_exercise
+from gradertest import ROOT, fewer_cases, with_exercise
 from test_early_calls import SlowCalibration
 
 
@@ -46,8 +46,9 @@ def test_the_first_main_lanes_grade_in_the_sandboxes_started_while_planning(
         policy, run, tmp_path, monkeypatch):
     folder = tmp_path / 'references'
     folder.mkdir()
-    for name in ('tictactoe.py', 'connect4.py', 'eightpuzzle.py'):
-        (folder / name).write_text((ROOT / 'reference' / name).read_text())
+    for name in ('tictactoe', 'connect4', 'eightpuzzle'):
+        (folder / f'{name}.py').write_text((ROOT / 'reference' / f'{name}.py').read_text())
+        policy = fewer_cases(policy, name, tmp_path / 'course')
     alone = graded(policy, run, folder, jobs=1)
     made, taken = early_starts(monkeypatch)
     early = graded(policy, run, folder, jobs=2)

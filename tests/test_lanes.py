@@ -11,7 +11,7 @@ import pytest
 
 from grader import config, engine
 from grader.errors import UserError
-from gradertest import ROOT, SUBMISSIONS, spawns, with_exercise
+from gradertest import ROOT, SUBMISSIONS, fewer_cases, spawns, with_exercise
 
 
 def with_own_worker(policy, exercise, keys):
@@ -203,10 +203,12 @@ def test_cases_are_judged_while_the_next_call_runs_with_the_same_verdicts(policy
     assert overlapped.facts['evidence']['status'] == at_the_end.facts['evidence']['status']
 
 
-def test_cases_dealt_to_two_main_lanes_keep_their_verdicts(policy, run, submission, monkeypatch):
+def test_cases_dealt_to_two_main_lanes_keep_their_verdicts(policy, run, submission, monkeypatch,
+                                                           tmp_path):
     """``time_limit.main_lanes: 2``: the cases are dealt in turn to two main lanes (the
     public ones first in each), each in a sandbox of its own, with the verdicts of one."""
     folder = submission('connect4', ROOT / 'reference' / 'connect4.py')
+    policy = fewer_cases(policy, 'connect4', tmp_path / 'course')
 
     def connect4(main_lanes, jobs):
         course = with_exercise(policy, 'connect4', main_lanes=main_lanes)
