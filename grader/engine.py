@@ -991,11 +991,11 @@ class EarlyStart:
             return None
         unit = run.unit_if_measured()
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
-        requests = sum(len(plugin.requests(case, settings)) for case in run.cases(name)[0])
         session = Session(submission_dir, relpath, plugin.probe,
                           options=plugin.child_options(settings), isolation=run.isolation,
                           settings=run.policy.sandbox, load_seconds=import_limit,
-                          cpu_seconds=int(_runner_budget(settings, requests) + 60),
+                          cpu_seconds=int(_runner_budget(settings, _requests_made(run, name))
+                                          + 60),
                           prepare=plugin.prepare(settings))
         early = cls(session, session.output_mark(), import_limit)
         try:

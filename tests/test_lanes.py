@@ -50,17 +50,22 @@ def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, 
     assert one_child.facts['cases'] == split.facts['cases']
 
 
-def test_lanes_of_their_own_are_handed_out_longest_first(policy, run, submission, monkeypatch):
-    """The unsolvable case's lane (the largest limit) goes to a worker before the hard cases'
-    lanes, whatever their order in the fixtures: the shorter lanes share the other worker."""
-    handed = []
-    lanes_done = engine._Schedule.lanes_done
+def handed_out(monkeypatch):
+    """The list of lanes each grade from now on hands out, in the order it hands them out."""
+    handed, lanes_done = [], engine._Schedule.lanes_done
 
     def recording(self, make):
         done = lanes_done(self, make)
         handed.extend(lane for lane, _ in done)
         return done
     monkeypatch.setattr(engine._Schedule, 'lanes_done', recording)
+    return handed
+
+
+def test_lanes_of_their_own_are_handed_out_longest_first(policy, run, submission, monkeypatch):
+    """The unsolvable case's lane (the largest limit) goes to a worker before the hard cases'
+    lanes, whatever their order in the fixtures: the shorter lanes share the other worker."""
+    handed = handed_out(monkeypatch)
     folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
     graded(policy, run, folder, jobs=2)
     factors = policy.exercises['eightpuzzle'].factors
@@ -215,15 +220,8 @@ def test_cases_dealt_to_two_main_lanes_keep_their_verdicts(policy, run, submissi
         lane_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation,
                               jobs=jobs)
         return engine.grade(course, folder, run=lane_run, only=['connect4']).exercise('connect4')
-    handed = []
-    lanes_done = engine._Schedule.lanes_done
-
-    def recording(self, make):
-        done = lanes_done(self, make)
-        handed.extend(lane for lane, _ in done)
-        return done
     one = connect4(1, 2)
-    monkeypatch.setattr(engine._Schedule, 'lanes_done', recording)
+    handed = handed_out(monkeypatch)
     two = connect4(2, 2)
     parts = [lane for lane in handed if lane.part is not None]
     assert [lane.part for lane in parts] == [0, 1] and parts[0].main and not parts[1].main
