@@ -403,11 +403,14 @@ class ExercisePlan:
     main lane holds every case, except that a case with a request whose limit
     key is listed in ``time_limit.own_worker`` (grading.yaml) gets a lane of
     its own, so a long case, such as a search that runs to its limit, can run
-    alongside the others on another core.  The split depends on the
+    alongside the others on another core; with ``time_limit.main_lanes`` above
+    1, the main lane's cases are dealt in turn to that many main lanes, the
+    first of which reports the import.  The split depends on the
     configuration only, never on timing, so each case always runs in a
     fresh process of the same kind of child, and the verdicts do not depend
-    on ``--jobs``.  A lane whose sandbox is still sound at its end leaves it
-    to a lane of the exercise still to come (:class:`Sandboxes`).
+    on ``--jobs`` (nor, through :class:`Hangs`, on the split).  A lane whose
+    sandbox is still sound at its end leaves it to a lane of the exercise
+    still to come (:class:`Sandboxes`).
     """
 
     def __init__(self, name, plugin, settings, relpath):
