@@ -75,14 +75,14 @@ def test_probe_counts_leaves_and_nodes_as_the_oracle(variant, tmp_path):
     assert obs['moves_after'] == {'kind': 'int', 'value': obs['moves_before'], 'type': 'int'}
 
 
-def test_fallback_runs_minimax_only_for_the_placeholder(tmp_path):
-    skipped, counted = search(ROOT / 'reference' / 'connect4.py', 'middle-11-d4', 'minimax',
-                              True, tmp_path=tmp_path)
-    assert skipped['skipped'] and counted.traced == 0
+def test_the_fallback_search_is_counted_like_any_other(tmp_path):
+    """The fallback (``minimax``, sent once the placeholder's reply is in) calls no code of
+    the submission outside its counted run: an honest plain minimax's counts stand."""
     graded, counted = search(VARIANTS / 'minimax_only.py', 'middle-11-d4', 'minimax', True,
                              tmp_path=tmp_path)
-    assert not graded['skipped']
+    assert counted.intact, counted.problem
     assert counted.traced == CASES['middle-11-d4']['expected']['minimax_leaves']
+    assert graded['entry'] == 'minimax'
 
 
 def test_direct_call_returns_the_raw_answer():
@@ -108,16 +108,16 @@ def judged(name, result, hidden=False, **changes):
     """Judge one case from a hand-made alphabetapruning observation."""
     c = case(name, hidden)
     counts = {'leaves': changes.pop('leaves', 100), 'moves': changes.pop('moves', 150)}
-    obs = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+    obs = {'task': 'search', 'entry': 'alphabetapruning', 'missing': False,
            'result': result, 'board_after': list(c.input['board']),
            'moves_before': 4, 'moves_after': {'kind': 'int', 'value': 4}}
     obs.update(changes)
-    skipped = dict(obs, entry='minimax', skipped=True)
-    for observation in (obs, skipped):
+    fallback = dict(obs, entry='minimax')     # (not graded: the search answered)
+    for observation in (obs, fallback):
         assert VALIDATOR.is_valid(observation)
     settings = replace_settings()
     return {o.check: o for o in EXERCISE.judge(c, [reply(obs, **counts),
-                                                   reply(skipped, leaves=0, moves=0)],
+                                                   reply(fallback, leaves=0, moves=0)],
                                                settings)}
 
 
@@ -199,7 +199,7 @@ def test_pruning_margin_on_leaves():
 
 def test_placeholder_grades_minimax_and_timeout_fails_every_check():
     c = case('centre-reply-d6')
-    none = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+    none = {'task': 'search', 'entry': 'alphabetapruning', 'missing': False,
             'result': {'shape': 'single', 'item': {'kind': 'none'}}, 'board_after': None,
             'moves_before': 1, 'moves_after': {'kind': 'none'}}
     timeout = Reply(status='timeout', wall=27.0, limit=27.0)
@@ -215,7 +215,7 @@ def test_the_fallback_request_is_sent_only_after_the_placeholder():
     """``minimax`` is called only when ``alphabetapruning`` is missing or returned None
     without searching: a search that answers, or returns None after searching, or fails,
     costs one case process, not two."""
-    search = {'task': 'search', 'entry': 'alphabetapruning', 'skipped': False, 'missing': False,
+    search = {'task': 'search', 'entry': 'alphabetapruning', 'missing': False,
               'board_after': None, 'moves_before': 1, 'moves_after': {'kind': 'none'}}
     none = {'shape': 'single', 'item': {'kind': 'none'}}
     move = {'shape': 'single', 'item': {'kind': 'int', 'value': 3}}

@@ -58,10 +58,10 @@ OBSERVATION = {
         {'properties': {
             'task': {'const': 'search'},
             'entry': {'enum': ['alphabetapruning', 'minimax']},
-            'skipped': {'type': 'boolean'}, 'missing': {'type': 'boolean'},
+            'missing': {'type': 'boolean'},
             'result': shapes.PLAIN_SEQUENCE,
             'board_after': ROWS, 'moves_before': COUNT, 'moves_after': PLAIN},
-         'required': ['entry', 'skipped', 'missing', 'result', 'board_after', 'moves_before',
+         'required': ['entry', 'missing', 'result', 'board_after', 'moves_before',
                       'moves_after'],
          'additionalProperties': False},
         {'properties': {'task': {'const': 'evaluate'}, 'value': PLAIN},
@@ -304,9 +304,9 @@ class ConnectFour(base.Exercise):
         """The reply to grade and its entry point.
 
         ``minimax`` is graded when ``alphabetapruning`` is the placeholder
-        (:meth:`placeholder`) and the fallback request ran (it was not ``skipped``).
+        (:meth:`placeholder`): only then was the fallback request sent.
         """
-        if cls.placeholder(alphabeta) and not (minimax.ok and minimax.observation['skipped']):
+        if cls.placeholder(alphabeta):
             return minimax, 'minimax'
         return alphabeta, 'alphabetapruning'
 

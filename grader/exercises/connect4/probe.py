@@ -15,12 +15,14 @@ Requests (from the judge)::
 ``search`` replaces ``evaluation`` on the instance by the canonical one
 (:func:`rules.canonical_evaluation`, counted) and calls
 ``alphabetapruning(board, depth, 'o', -1000000000, 1000000000)`` or
-``minimax(board, depth, 'o')`` on a copy of the board.  With ``fallback``
-the call is made only when ``alphabetapruning`` is the empty placeholder
-(it returns None at depth 1); otherwise the reply says ``skipped``.
-Observation::
+``minimax(board, depth, 'o')`` on a copy of the board.  ``fallback`` marks
+the ``minimax`` request the judge sends only once the reply of
+``alphabetapruning`` showed the empty placeholder: the decision is the
+parent's, and here it runs as any search, no code of the submission called
+outside the counted run once the input is given (which would void its
+counts).  Observation::
 
-    {"task": "search", "entry": str, "skipped": bool, "missing": bool,
+    {"task": "search", "entry": str, "missing": bool,
      "result": <plain_sequence>, "board_after": [6 rows] | null,
      "moves_before": int, "moves_after": <plain>}
 
@@ -104,6 +106,8 @@ def direct_call(module, payload, options):
     if task == 'game':
         return play(module, payload)
     board = rules.parse_board(payload['board'])
+    # The grade sends the fallback only after the placeholder's reply; replayed here without
+    # that reply, the request looks at the placeholder itself.
     if payload.get('fallback') and not placeholder(module, board):
         return None
     game = new_game(module, board)
@@ -127,7 +131,9 @@ def call(game, entry, board, depth):
 
 
 def placeholder(module, board):
-    """True when ``alphabetapruning`` is missing or returns None at depth 1."""
+    """True when ``alphabetapruning`` is missing or returns None at depth 1 (for
+    :func:`direct_call`, which replays every request of a grade without the replies that
+    decide whether the fallback is sent)."""
     game = new_game(module, board)
     if not callable(getattr(game, 'alphabetapruning', None)):
         return True
@@ -147,14 +153,11 @@ def search(module, payload, ctx, count=True):
     """
     board = rules.parse_board(payload['board'])
     entry = payload['entry']
-    observation = {'task': 'search', 'entry': entry, 'skipped': False, 'missing': False,
+    observation = {'task': 'search', 'entry': entry, 'missing': False,
                    'result': values.plain_sequence(None), 'board_after': None,
                    'moves_before': rules.count_pieces(board),
                    'moves_after': values.plain(None)}
     if int(payload.get('reps', 1)) <= 0:
-        return observation
-    if payload.get('fallback') and not placeholder(module, board):
-        observation['skipped'] = True
         return observation
     for rep in runs(payload):
         # The game is made inside the run: every call of the submission's code, its
