@@ -23,14 +23,17 @@ fixtures --select``, :mod:`grader.selection`), positions that known buggy varian
 the reference answer wrongly.  They are drawn with the same seed until every variant of
 the pool meets ``n`` positions that catch it (fewer when the pool holds fewer), so every
 official grade meets several killers of every known bug class.  The pool keeps the
-cheapest positions that catch each variant, so they add little to a grade's time.
+cheapest positions that catch each variant, so they add little to a grade's time, and
+the reference's answers to them (:mod:`grader.poolanswers`), used while the options and
+the reference they were computed under still hold: the same for every submission, they
+are not computed again for each.
 """
 import hashlib
 import json
 import random
 from pathlib import Path
 
-from grader import fixtures
+from grader import fixtures, poolanswers
 from grader.contract import Case
 from grader.errors import UserError
 from grader.sandbox import bundle
@@ -81,13 +84,20 @@ def draw(policy, exercise, seed):
                                         if k not in ('count', 'killers')})
     rng = random.Random(int(seed, 16))
     drawn = oracle.generate(rng, count, options)
-    killers = [{'input': i, 'tags': oracle.tags(i)}
-               for i in cover(fitting_pool(policy, exercise), rng, per_variant)] \
-        if per_variant else []
+    killers = []
+    if per_variant:
+        pool = fitting_pool(policy, exercise)
+        # the reference's answers stored in the pool, while they still hold (poolanswers)
+        answers = poolanswers.stored(pool, poolanswers.key(policy, exercise))
+        for index in chosen(pool, rng, per_variant):
+            position = pool['positions'][index]['input']
+            killers.append(dict({'input': position, 'tags': oracle.tags(position)},
+                                **({'expected': answers[index]} if answers else {})))
     cases = []
     for index, raw in enumerate(drawn + killers):
-        cases.append(Case(name=f'generated-{index + 1}', input=raw['input'],
-                          expected=oracle.expect(raw['input'], settings.options),
+        expected = raw['expected'] if 'expected' in raw else \
+            oracle.expect(raw['input'], settings.options)
+        cases.append(Case(name=f'generated-{index + 1}', input=raw['input'], expected=expected,
                           source='drawn at grading time', tags=tuple(raw.get('tags', ())),
                           hidden=True, generated=True))
     return cases
@@ -132,7 +142,14 @@ def file_digest(path):
 
 def cover(pool, rng, per_variant):
     """Inputs drawn from ``pool`` with ``rng`` until every variant meets ``per_variant`` of
-    its killers (all it has in the pool when fewer).
+    its killers (all it has in the pool when fewer): :func:`chosen`'s positions."""
+    return [pool['positions'][i]['input'] for i in chosen(pool, rng, per_variant)]
+
+
+def chosen(pool, rng, per_variant):
+    """The indexes of the positions drawn from ``pool`` with ``rng`` until every variant
+    meets ``per_variant`` of its killers (all it has in the pool when fewer), in the order
+    drawn.
 
     Greedy: the variant that still needs the most (the order of the variants shuffled
     first) picks, among its killers not drawn yet, the one that also serves most of the
@@ -143,17 +160,17 @@ def cover(pool, rng, per_variant):
     rng.shuffle(variants)
     levels = killed_at_least(masks, per_variant)
     need = {v: sum(level >> v & 1 for level in levels) for v in variants}
-    chosen = []
+    picked = []
     while True:
         wanting = [v for v in variants if need[v] > 0]
         if not wanting:
-            return [pool['positions'][i]['input'] for i in chosen]
+            return picked
         first = max(wanting, key=lambda v: need[v])
         open_mask = sum(1 << v for v in wanting)
-        candidates = [i for i, m in enumerate(masks) if m >> first & 1 and i not in chosen]
+        candidates = [i for i, m in enumerate(masks) if m >> first & 1 and i not in picked]
         pick = max(candidates, key=lambda i: (bin(masks[i] & open_mask).count('1'),
                                               rng.random()))
-        chosen.append(pick)
+        picked.append(pick)
         for v in wanting:
             if masks[pick] >> v & 1:
                 need[v] -= 1

@@ -306,9 +306,11 @@ class Selection:
                 for option, path in getattr(self.trials, 'DATA', {}).items()}
         if data:        # the files the space was drawn on: a grade on others draws no killers
             document['data'] = data
-        _write_json(pool_path, document)
+        from grader import poolanswers      # the reference's answers, for every grade to come
+        document['answers'] = poolanswers.computed(self.policy, self.exercise, document)
+        write_json(pool_path, document)
         record = Path(bugs) / self.exercise / 'library.json'
-        _write_json(record, {
+        write_json(record, {
             'exercise': self.exercise, 'solution': digest, 'positions': len(self.cases),
             'exhaustive': self.exhaustive,
             'variants': [dict(name=v.name, kind=v.kind, verdict=v.verdict, **v.origin,
@@ -323,7 +325,7 @@ def _short(detail):
     return dict(detail, killed=len(detail['killers']), killers=detail['killers'][:20])
 
 
-def _write_json(path, document):
+def write_json(path, document):
     tmp = Path(str(path) + '.tmp')
     tmp.write_text(json.dumps(document, indent=1, sort_keys=False) + '\n', encoding='utf-8')
     tmp.replace(path)

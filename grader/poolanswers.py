@@ -1,0 +1,93 @@
+"""The reference's answers to the positions of a pool, kept in the pool beside them.
+
+Every official grade with ``killers: n`` draws positions from the exercise's
+pool (:func:`grader.generated.cover`) and needs the reference's answer to each:
+the same few hundred positions for every submission of the class.  ``grader
+fixtures --regenerate`` (and ``--select``, which writes the pool) stores those
+answers in the pool file::
+
+    "answers": {"under": "sha256:...", "expected": [<expected block>, ...]}
+
+one expected block per position, in the pool's order, computed by the oracle's
+``expect(input, options)``.  ``under`` is :func:`key`: a digest over the
+exercise's ``options`` and every Python file of the reference folder, so the
+answers are used only while neither has changed; otherwise the grade asks the
+oracle again, as it does without stored answers (a missing or stale block never
+changes a verdict, it only costs the oracle's time).  ``grader fixtures``
+(``--verify``) reports stored answers that differ from the oracle's, as it does
+for the fixture files' expected blocks.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+
+def key(policy, exercise):
+    """``sha256:<hex>`` over ``exercise``'s options (canonical JSON) and the bytes of every
+    ``*.py`` under the reference folder (by relative path): what the oracle's answers
+    depend on besides the data files the pool names (its ``data``)."""
+    digest = hashlib.sha256()
+    options = json.dumps(policy.exercises[exercise].options, sort_keys=True, default=str)
+    digest.update(options.encode())
+    folder = Path(policy.reference)
+    for path in sorted(folder.rglob('*.py')):
+        if '__pycache__' in path.parts:
+            continue
+        name = path.relative_to(folder).as_posix().encode()
+        data = path.read_bytes()
+        digest.update(len(name).to_bytes(4, 'big') + name + len(data).to_bytes(8, 'big') + data)
+    return 'sha256:' + digest.hexdigest()
+
+
+def stored(pool, under):
+    """The pool's expected blocks (a list, one per position) when they were computed under
+    ``under`` (:func:`key`), else None."""
+    answers = pool.get('answers')
+    if not isinstance(answers, dict) or answers.get('under') != under:
+        return None
+    expected = answers.get('expected')
+    if not isinstance(expected, list) or len(expected) != len(pool.get('positions', ())):
+        return None
+    return expected
+
+
+def computed(policy, exercise, pool):
+    """The ``answers`` block of ``pool``: the oracle's answer to each position now."""
+    from grader import fixtures
+    oracle = fixtures.oracle(policy, exercise)
+    options = policy.exercises[exercise].options
+    return {'under': key(policy, exercise),
+            'expected': [oracle.expect(p['input'], options) for p in pool['positions']]}
+
+
+def problems(policy, exercise):
+    """Lines naming the pool's stored answers that are stale or differ from the oracle's
+    (none for an exercise without a pool)."""
+    from grader import generated
+    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
+    if not path.is_file():
+        return []
+    pool = generated.pool_of(policy, exercise)
+    if 'answers' not in pool:
+        return []
+    fresh = computed(policy, exercise, pool)
+    kept = stored(pool, fresh['under'])
+    if kept is None:
+        return [f'{path}: the stored answers were computed under other options or another '
+                'reference: run grader fixtures --regenerate']
+    return [f'{path}: position {i + 1}: the stored answer differs from the reference'
+            for i, (old, new) in enumerate(zip(kept, fresh['expected'])) if old != new]
+
+
+def refresh(policy, exercise):
+    """Store the oracle's answers in ``exercise``'s pool: ``(path, positions)``, or None
+    when the exercise has no pool."""
+    from grader import generated
+    from grader.selection import write_json
+    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
+    if not path.is_file():
+        return None
+    pool = generated.pool_of(policy, exercise)
+    pool['answers'] = computed(policy, exercise, pool)
+    write_json(path, pool)
+    return path, len(pool['positions'])

@@ -1,0 +1,73 @@
+"""The reference's answers stored in the pools: current, used only while they hold, and the
+same cases either way (grader/poolanswers.py)."""
+import json
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from grader import generated, poolanswers
+from gradertest import ROOT
+
+EXERCISES = ['tictactoe', 'connect4', 'eightpuzzle', 'travel']
+
+
+@pytest.mark.parametrize('exercise', EXERCISES)
+def test_every_pool_holds_the_references_answers(policy, exercise):
+    pool = generated.pool_of(policy, exercise)
+    assert poolanswers.stored(pool, poolanswers.key(policy, exercise)) is not None, \
+        'run grader fixtures --regenerate'
+    assert poolanswers.problems(policy, exercise) == []
+
+
+@pytest.mark.parametrize('exercise', ['connect4', 'eightpuzzle'])
+def test_the_drawn_cases_are_the_same_with_the_stored_answers_or_without(policy, exercise,
+                                                                         monkeypatch):
+    seeds = [generated.seed_for(policy.course, exercise, f'{n:064x}') for n in range(3)]
+    oracle, answered = generated.oracle_of(policy, exercise), []
+    expect = oracle.expect
+    monkeypatch.setattr(oracle, 'expect', lambda *a: answered.append(a) or expect(*a))
+    kept = [generated.draw(policy, exercise, seed) for seed in seeds]
+    drawn_by_the_oracle = len(seeds) * policy.exercises[exercise].generated['count']
+    assert len(answered) == drawn_by_the_oracle      # the pool's positions: stored answers
+    monkeypatch.setattr(poolanswers, 'stored', lambda pool, under: None)
+    fresh = [generated.draw(policy, exercise, seed) for seed in seeds]
+    assert len(answered) == drawn_by_the_oracle + sum(len(cases) for cases in fresh)
+    assert kept == fresh and all(any(c.tags for c in cases) for cases in kept)
+
+
+def _copied_course(policy, tmp_path):
+    """The course with its reference folder copied (same folder name: the oracles import
+    by it), so its pools and sources can be edited."""
+    folder = tmp_path / 'reference'
+    shutil.copytree(ROOT / 'reference', folder,
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    return replace(policy, reference=str(folder)), folder
+
+
+def test_answers_under_other_options_or_sources_are_not_used(policy, tmp_path):
+    course, folder = _copied_course(policy, tmp_path)
+    pool = generated.pool_of(course, 'connect4')
+    assert poolanswers.stored(pool, poolanswers.key(course, 'connect4')) is not None
+    settings = course.exercises['connect4']
+    other = replace(course, exercises={**course.exercises, 'connect4': replace(
+        settings, options=dict(settings.options, depth_note='changed'))})
+    assert poolanswers.stored(pool, poolanswers.key(other, 'connect4')) is None
+    with open(folder / 'oracles' / 'connect4.py', 'a') as f:
+        f.write('\n# an edit\n')
+    assert poolanswers.stored(pool, poolanswers.key(course, 'connect4')) is None
+    [line] = poolanswers.problems(course, 'connect4')
+    assert 'connect4.json' in line and 'grader fixtures --regenerate' in line
+    assert poolanswers.refresh(course, 'connect4') == (folder / 'pools' / 'connect4.json',
+                                                       len(pool['positions']))
+    assert poolanswers.problems(course, 'connect4') == []
+
+
+def test_a_hand_edited_answer_is_reported(policy, tmp_path):
+    course, folder = _copied_course(policy, tmp_path)
+    path = folder / 'pools' / 'tictactoe.json'
+    pool = json.loads(path.read_text())
+    pool['answers']['expected'][3]['value'] = 7
+    path.write_text(json.dumps(pool))
+    assert poolanswers.problems(course, 'tictactoe') == [
+        f'{path}: position 4: the stored answer differs from the reference']
