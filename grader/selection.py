@@ -301,12 +301,13 @@ class Selection:
         digest = 'sha256:' + hashlib.sha256(self.source.encode()).hexdigest()
         document = {'exercise': self.exercise, 'solution': digest,
                     'variants': [v.name for v in self.buggy()], 'positions': self.pool()}
+        from grader import poolanswers
         from grader.generated import file_digest
         data = {option: file_digest(path)
                 for option, path in getattr(self.trials, 'DATA', {}).items()}
         if data:        # the files the space was drawn on: a grade on others draws no killers
             document['data'] = data
-        from grader import poolanswers      # the reference's answers, for every grade to come
+        # the reference's answers, for every grade to come
         document['answers'] = poolanswers.computed(self.policy, self.exercise, document)
         write_json(pool_path, document)
         record = Path(bugs) / self.exercise / 'library.json'
