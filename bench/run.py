@@ -34,6 +34,41 @@ def timed(command, **kwargs):
     return seconds, proc
 
 
+def on_a_terminal(*args):
+    """``(what standard error's terminal got, [(seconds, bytes)], standard output, seconds)``
+    of ``grader`` run with standard error on a pseudo-terminal."""
+    import pty
+    import select
+    leader, follower = pty.openpty()
+    started = time.perf_counter()
+    proc = subprocess.Popen([*GRADER, *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=follower,
+                            env=dict(os.environ, COLUMNS='200', TERM='xterm'))
+    os.close(follower)
+    chunks = []
+    try:
+        while True:
+            ready, _, _ = select.select([leader], [], [], 0.05)
+            if ready:
+                try:
+                    data = os.read(leader, 1 << 16)
+                except OSError:     # the other end closed (Linux: EIO)
+                    break
+                if not data:
+                    break
+                chunks.append((time.perf_counter() - started, data))
+            elif proc.poll() is not None:
+                break
+        out = proc.stdout.read().decode()
+        proc.wait(timeout=60)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return b''.join(c for _, c in chunks).decode(), chunks, out, time.perf_counter() - started
+
+
 def children_cpu():
     """CPU seconds (user and system) of the reaped child processes so far: a grader run's, with
     its sandboxes', measured as the difference around it (the machine's load moves it less
@@ -180,9 +215,23 @@ def bench_check_latency(repeats):
                 seen.add(tuple(line for line in proc.stdout.splitlines()
                                if line.startswith('Score')))
             assert len(seen) == 1, f'unstable verdicts for {label}: {seen}'
+            first = [first_result(on_a_terminal('check', str(folder), '--color', 'never')[1])
+                     for _ in range(repeats)]
             rows.append((f'2. check latency: {label}', f'{median(samples):.2f} s',
-                         f'{median(cpu):.2f} s of CPU; ' + '; '.join(seen.pop())))
+                         f'{median(cpu):.2f} s of CPU; the first case judged on the '
+                         f'terminal\'s line after {median(first):.2f} s; ' +
+                         '; '.join(seen.pop())))
     return rows
+
+
+def first_result(chunks):
+    """Seconds until the self-check's line on the terminal (:func:`on_a_terminal`'s chunks)
+    first showed a judged case."""
+    import re
+    for seconds, data in chunks:
+        if any(int(n) for n in re.findall(rb' (\d+)/\d+', data)):
+            return seconds
+    return float('nan')
 
 
 def bench_overhead_share(repeats):

@@ -252,8 +252,18 @@ def _grade_started(args, include_hidden):
     if not args.quiet:
         for missing in run.isolation.missing:
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)
-    results = engine.grade_many(policy, graded, [a.name for a in chosen], run=run,
-                                submitted_at=getattr(args, 'submitted_at', None))
+    # A self-check on a terminal: a line on standard error says how far it has got.
+    live = None
+    if not include_hidden and not args.quiet:
+        from grader.report import live as live_line
+        live = live_line.on_terminal(sys.stderr)
+    try:
+        results = engine.grade_many(policy, graded, [a.name for a in chosen], run=run,
+                                    submitted_at=getattr(args, 'submitted_at', None),
+                                    progress=live)
+    finally:
+        if live is not None:
+            live.clear()
     write_reports(results, args, job_summary=not include_hidden)
     if args.fail_under is not None and any(r.score < args.fail_under for r in results):
         return 1

@@ -156,6 +156,13 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     ``assignments`` holds names (None: the one whose files are present; ``all``:
     every one found).  The lanes of all their exercises share the ``run.jobs``
     workers, and an exercise in two assignments is graded once.
+
+    ``progress``, if given, hears of the grading as it goes (from the lanes' threads):
+    ``progress.started(exercise, cases)`` when an exercise's first lane starts, and
+    ``progress.judged(exercise, index, passed)`` as each of its cases is judged
+    (``passed``: every check with points passed on the case, as judged then; a review
+    across the cases, a stop after time-outs in a row or a lane graded again may still
+    change it: only the result is final).
     """
     submission_dir = submission.folder(submission_dir, policy)
     run = run or Run(policy)
@@ -335,6 +342,7 @@ class _Schedule:
 
     def _planned(self, name, make):
         plan = make(name)
+        plan.progress = self.progress
         with self.lock:
             self.plans[name] = plan
             early = self.early.pop(name, None)
@@ -348,7 +356,7 @@ class _Schedule:
             first = lane.plan.name not in self.started_exercises
             self.started_exercises.add(lane.plan.name)
         if self.progress and first:
-            self.progress(lane.plan.name)
+            self.progress.started(lane.plan.name, len(lane.plan.cases))
         return lane.run(self.run, self.submission_dir, started=self._spare_ahead)
 
     def _spare_ahead(self):
@@ -423,6 +431,8 @@ class ExercisePlan:
         self.sandboxes = Sandboxes()
         self.caps = {}
         """``{limit key: units}`` capped in a self-check (:func:`self_check_caps`)."""
+        self.progress = None
+        """What hears of each case judged (``progress`` of :func:`grade_many`), or None."""
 
     def limit(self, request, unit):
         """CPU seconds ``request`` may use given the calibration ``unit``: its official limit,
@@ -944,6 +954,7 @@ class Answered:
 
     def __init__(self, plan):
         self.plan = plan
+        self.progress = plan.progress
         self._cases = []        # (case index, case, replies, requests)
         self._outcomes = []     # (case index, outcomes) of the first len() of _cases
 
@@ -967,8 +978,11 @@ class Answered:
             for reply, request in zip(replies, requests):
                 reply.limit = plan.limit(request, unit)
                 plan.cut_short(reply, request, unit)
-            self._outcomes.append((index, judged_case(plan.plugin, case, replies,
-                                                      plan.settings)))
+            outcomes = judged_case(plan.plugin, case, replies, plan.settings)
+            self._outcomes.append((index, outcomes))
+            if self.progress:       # information checks (no points) aside
+                self.progress.judged(plan.name, index, all(
+                    o.passed for o in outcomes if plan.settings.points(o.check) > 0))
 
 
 class EarlyStart:
