@@ -16,8 +16,14 @@ BUGGY = ROOT / 'tests' / 'submissions' / 'tictactoe' / 'bug_wrong_sign.py'
 
 
 class Terminal(io.StringIO):
+    encoding = 'utf-8'
+
     def isatty(self):
         return True
+
+
+class AsciiTerminal(Terminal):
+    encoding = 'ascii'
 
 
 def test_the_line_counts_the_cases_and_the_failed_and_is_erased(monkeypatch):
@@ -46,6 +52,16 @@ def test_a_line_wider_than_the_terminal_is_cut():
     line.started('eightpuzzle', 25)
     drawn = stream.getvalue()
     assert drawn == '\rchecking: eightpuzzle …\x1b[K'      # 23 characters: the last column free
+
+
+def test_a_terminal_that_cannot_show_the_dots_gets_ascii():
+    stream = AsciiTerminal()
+    line = live.Live(stream, width=30)
+    line.started('tictactoe', 3)
+    line.started('connect4', 2)
+    assert line.line() == 'checking: tictactoe 0/3 | connect4 0/2'
+    assert stream.getvalue().endswith('\rchecking: tictactoe 0/3 | c...\x1b[K')
+    stream.getvalue().encode('ascii')
 
 
 def test_no_line_off_a_terminal(monkeypatch):

@@ -37,6 +37,11 @@ class Live:
     def __init__(self, stream, width=None):
         self.stream = stream
         self.width = width
+        try:        # a terminal that cannot show them gets plain ASCII
+            '·…'.encode(getattr(stream, 'encoding', None) or 'ascii')
+            self.between, self.cut = ' · ', '…'
+        except (LookupError, UnicodeError):
+            self.between, self.cut = ' | ', '...'
         self.cases = {}         # exercise -> number of its cases, in the order started
         self.judged_cases = {}  # exercise -> {case index: passed}
         self.drawn_at = None
@@ -63,7 +68,7 @@ class Live:
             failed = sum(1 for passed in seen.values() if not passed)
             parts.append(f'{exercise} {len(seen)}/{total}' +
                          (f', {failed} failed' if failed else ''))
-        return 'checking: ' + ' · '.join(parts)
+        return 'checking: ' + self.between.join(parts)
 
     def clear(self):
         """Erase the line, if one was drawn."""
@@ -81,7 +86,7 @@ class Live:
         width = self.width or shutil.get_terminal_size((80, 24)).columns
         text = self.line()
         if len(text) >= width:
-            text = text[:max(0, width - 2)] + '…'
+            text = text[:max(0, width - 1 - len(self.cut))] + self.cut
         self._write('\r' + text + '\033[K')
         self.shown = True
 
