@@ -325,7 +325,7 @@ def cmd_grade(args):
 
 def cmd_fixtures(args):
     # on demand: each sub-command loads only its own modules (start-up time)
-    from grader import fixtures, poolanswers
+    from grader import fixtures, selection
     policy = _policy(args)
     names = args.exercise or list(policy.exercises)
     for name in names:
@@ -337,13 +337,13 @@ def cmd_fixtures(args):
         for name in names:
             for path, count in fixtures.regenerate(policy, name, create=args.create).items():
                 print(f'{path}: {count} cases regenerated')
-            pool = poolanswers.refresh(policy, name)
+            pool = selection.refresh_answers(policy, name)
             if pool:
                 print(f'{pool[0]}: the answers to {pool[1]} positions regenerated')
         return 0
     failures = []
     for name in names:
-        problems = fixtures.verify(policy, name) + poolanswers.problems(policy, name)
+        problems = fixtures.verify(policy, name) + selection.answer_problems(policy, name)
         failures += problems
         print(f'{name}: {"OK" if not problems else f"{len(problems)} case(s) differ"}')
     for line in failures:

@@ -59,35 +59,3 @@ def computed(policy, exercise, pool):
     return {'under': key(policy, exercise),
             'expected': [oracle.expect(p['input'], options) for p in pool['positions']]}
 
-
-def problems(policy, exercise):
-    """Lines naming the pool's stored answers that are stale or differ from the oracle's
-    (none for an exercise without a pool)."""
-    from grader import generated
-    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
-    if not path.is_file():
-        return []
-    pool = generated.pool_of(policy, exercise)
-    if 'answers' not in pool:
-        return []
-    fresh = computed(policy, exercise, pool)
-    kept = stored(pool, fresh['under'])
-    if kept is None:
-        return [f'{path}: the stored answers were computed under other options or another '
-                'reference: run grader fixtures --regenerate']
-    return [f'{path}: position {i + 1}: the stored answer differs from the reference'
-            for i, (old, new) in enumerate(zip(kept, fresh['expected'])) if old != new]
-
-
-def refresh(policy, exercise):
-    """Store the oracle's answers in ``exercise``'s pool: ``(path, positions)``, or None
-    when the exercise has no pool."""
-    from grader import generated
-    from grader.selection import write_json
-    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
-    if not path.is_file():
-        return None
-    pool = generated.pool_of(policy, exercise)
-    pool['answers'] = computed(policy, exercise, pool)
-    write_json(path, pool)
-    return path, len(pool['positions'])

@@ -397,3 +397,46 @@ def select(policy, exercise, bugs, log=print):
     for variant in selection.variants:
         counts[variant.verdict] = counts.get(variant.verdict, 0) + 1
     return counts, paths
+
+
+def answer_problems(policy, exercise):
+    """Lines naming the pool's stored answers that are stale or differ from the oracle's
+    (none where no answers are stored, or the grade draws none: :func:`_drawn_pool`)."""
+    from grader import poolanswers
+    path, pool = _drawn_pool(policy, exercise)
+    if pool is None or 'answers' not in pool:
+        return []
+    fresh = poolanswers.computed(policy, exercise, pool)
+    kept = poolanswers.stored(pool, fresh['under'])
+    if kept is None:
+        return [f'{path}: the stored answers were computed under other options or another '
+                'reference: run grader fixtures --regenerate']
+    return [f'{path}: position {i + 1}: the stored answer differs from the reference'
+            for i, (old, new) in enumerate(zip(kept, fresh['expected'])) if old != new]
+
+
+def refresh_answers(policy, exercise):
+    """Store the oracle's answers in ``exercise``'s pool: ``(path, positions)``, or None
+    when the grade draws none from it (:func:`_drawn_pool`)."""
+    from grader import poolanswers
+    path, pool = _drawn_pool(policy, exercise)
+    if pool is None:
+        return None
+    pool['answers'] = poolanswers.computed(policy, exercise, pool)
+    write_json(path, pool)
+    return path, len(pool['positions'])
+
+
+def _drawn_pool(policy, exercise):
+    """``(path, pool)`` of the pool an official grade of ``exercise`` draws killers from;
+    ``(path, None)`` when it draws none: no ``killers`` in grading.yaml, no pool, or a pool
+    drawn on other data files than the course grades on (the grade refuses those)."""
+    from grader import generated
+    path = Path(policy.reference) / 'pools' / f'{exercise}.json'
+    settings = policy.exercises[exercise]
+    if not settings.generated.get('killers') or not path.is_file():
+        return path, None
+    try:
+        return path, generated.fitting_pool(policy, exercise)
+    except UserError:
+        return path, None

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from grader import generated, poolanswers
+from grader import generated, poolanswers, selection
 from gradertest import ROOT
 
 EXERCISES = ['tictactoe', 'connect4', 'eightpuzzle', 'travel']
@@ -17,7 +17,7 @@ def test_every_pool_holds_the_references_answers(policy, exercise):
     pool = generated.pool_of(policy, exercise)
     assert poolanswers.stored(pool, poolanswers.key(policy, exercise)) is not None, \
         'run grader fixtures --regenerate'
-    assert poolanswers.problems(policy, exercise) == []
+    assert selection.answer_problems(policy, exercise) == []
 
 
 @pytest.mark.parametrize('exercise', ['connect4', 'eightpuzzle'])
@@ -56,11 +56,11 @@ def test_answers_under_other_options_or_sources_are_not_used(policy, tmp_path):
     with open(folder / 'oracles' / 'connect4.py', 'a') as f:
         f.write('\n# an edit\n')
     assert poolanswers.stored(pool, poolanswers.key(course, 'connect4')) is None
-    [line] = poolanswers.problems(course, 'connect4')
+    [line] = selection.answer_problems(course, 'connect4')
     assert 'connect4.json' in line and 'grader fixtures --regenerate' in line
-    assert poolanswers.refresh(course, 'connect4') == (folder / 'pools' / 'connect4.json',
+    assert selection.refresh_answers(course, 'connect4') == (folder / 'pools' / 'connect4.json',
                                                        len(pool['positions']))
-    assert poolanswers.problems(course, 'connect4') == []
+    assert selection.answer_problems(course, 'connect4') == []
 
 
 def test_a_hand_edited_answer_is_reported(policy, tmp_path):
@@ -69,5 +69,5 @@ def test_a_hand_edited_answer_is_reported(policy, tmp_path):
     pool = json.loads(path.read_text())
     pool['answers']['expected'][3]['value'] = 7
     path.write_text(json.dumps(pool))
-    assert poolanswers.problems(course, 'tictactoe') == [
+    assert selection.answer_problems(course, 'tictactoe') == [
         f'{path}: position 4: the stored answer differs from the reference']
