@@ -71,3 +71,15 @@ def test_a_hand_edited_answer_is_reported(policy, tmp_path):
     path.write_text(json.dumps(pool))
     assert selection.answer_problems(course, 'tictactoe') == [
         f'{path}: position 4: the stored answer differs from the reference']
+
+
+def test_a_course_that_draws_no_killers_leaves_the_pool_alone(policy, tmp_path):
+    course, folder = _copied_course(policy, tmp_path)
+    settings = course.exercises['connect4']
+    drawn = {k: v for k, v in settings.generated.items() if k != 'killers'}
+    other = replace(course, exercises={**course.exercises, 'connect4': replace(
+        settings, generated=drawn, options=dict(settings.options, depth_note='changed'))})
+    before = (folder / 'pools' / 'connect4.json').read_bytes()
+    assert selection.refresh_answers(other, 'connect4') is None
+    assert selection.answer_problems(other, 'connect4') == []
+    assert (folder / 'pools' / 'connect4.json').read_bytes() == before
