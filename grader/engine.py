@@ -258,7 +258,7 @@ def _requests_made(run, name):
     if not run.loaded(name):
         return 0
     plugin, settings = plugins.get(name), run.policy.exercises[name]
-    return sum(len(plugin.requests(case, settings)) for case in run.cases(name)[0])
+    return sum(plugin.request_count(case, settings) for case in run.cases(name)[0])
 
 
 class _Schedule:

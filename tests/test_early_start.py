@@ -109,3 +109,19 @@ def test_an_import_stopped_under_the_early_limit_is_loaded_again_under_the_true_
     assert not alone.warnings and not early.warnings, (alone.warnings, early.warnings)
     assert checks(alone) == checks(early)
     assert early.score == early.max_score
+
+
+
+def test_the_request_counts_the_schedule_orders_by_are_the_requests_made(policy):
+    """What the schedule counts before any child starts (``request_count``, from the case
+    alone) is what a lane then asks: fixture, drawn and derived cases of every exercise."""
+    from grader import exercises, fixtures, generated
+    for name, settings in policy.exercises.items():
+        plugin = exercises.get(name)
+        cases = fixtures.load_cases(plugin, settings)[0]
+        cases += generated.draw(policy, name, generated.seed_for(policy.course, name, '0' * 64))
+        cases += plugin.extra_cases(cases, settings)
+        assert len(cases) > 10, name
+        for case in cases:
+            assert plugin.request_count(case, settings) == \
+                len(plugin.requests(case, settings)), (name, case.name)

@@ -77,6 +77,12 @@ class Exercise(ABC):
     def requests(self, case, settings):
         """The :class:`Request` list for one case (inputs only, no answers)."""
 
+    def request_count(self, case, settings):
+        """``len(self.requests(case, settings))``: what the schedule orders the exercises
+        by before any child starts; a plug-in whose requests cost more to make (data files
+        read for their limits) says it from the case alone."""
+        return len(self.requests(case, settings))
+
     @abstractmethod
     def judge(self, case, replies, settings):
         """The :class:`Outcome` list for one case, one reply per request."""

@@ -365,6 +365,13 @@ class Travel(base.Exercise):
         return base.Request({'kind': 'baseline', 'network': network},
                             'large' if network == 'large' else 'default')
 
+    def request_count(self, case, settings):
+        """As many as :meth:`requests` makes, without reading a network for the limits."""
+        inp = case.input
+        if 'trips' in inp and 'baseline' not in case.tags:
+            return len(with_baselines(len(inp['trips'])))
+        return 1
+
     def requests(self, case, settings):
         inp = case.input
         if 'baseline' in case.tags:
