@@ -146,19 +146,7 @@ def _named_command(argv):
 
 def main(argv=None):
     from grader.sandbox import interrupts
-    grading = _named_command(sys.argv[1:] if argv is None else list(argv)) in GRADING
-    if grading:     # the calibration workload runs on another core while the grader loads
-        from grader import calibrate
-        calibrate.start()
-    try:
-        return interrupts.leave(_main(argv), program=argv is None)
-    finally:
-        if grading:     # never left running (a refusal, --help, an interrupt)
-            calibrate.discard()
-
-
-GRADING = ('check', 'grade')
-"""The sub-commands that calibrate (:func:`_grade`)."""
+    return interrupts.leave(_main(argv), program=argv is None)
 
 
 def _main(argv):
