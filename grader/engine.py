@@ -248,8 +248,8 @@ def self_check_caps(run, plugin, settings):
             settings.factor(key) > SELF_CHECK_UNITS}
 
 
-LANES_SWITCH = 0.0005
-"""The interpreter's switch interval (seconds) while lanes run in threads of their own."""
+PLANNING_SWITCH = 0.0005
+"""The interpreter's switch interval (seconds) while lanes run beside the planning."""
 
 
 def _requests_made(run, name):
@@ -308,38 +308,37 @@ class _Schedule:
         futures, later = [], []
         names = sorted(self.names, key=lambda name: -_requests_made(self.run, name))
         switch = sys.getswitchinterval()
-        # While one thread computes (this one planning, a lane's judging: pure Python), a
-        # lane's thread waits for the interpreter at each exchange with its child, which
-        # idles meanwhile: a short switch interval keeps those waits short.
-        sys.setswitchinterval(LANES_SWITCH)
-        try:
-            with ThreadPoolExecutor(max_workers=self.run.jobs) as pool:
-                try:
-                    # The first exercises' main sandboxes start meanwhile (one per worker).
-                    for name in names[:self.run.jobs]:
-                        self.early[name] = pool.submit(EarlyStart.begin, self.run, name,
-                                                       self.submission_dir, self._spare_ahead)
-                    for name in names:
-                        for lane in self._planned(name, make):
-                            if lane.part is not None:
-                                futures.append((lane, pool.submit(self._one, lane)))
-                            else:
-                                later.append(lane)
-                    # Longest first: the lane that may run longest starts on a free worker
-                    # while the shorter ones share the other (the lanes' contents, and so
-                    # the verdicts, do not depend on this order).
-                    later.sort(key=lambda lane: -lane.budget_units())
-                    futures += [(lane, pool.submit(self._one, lane)) for lane in later]
-                except BaseException:
-                    for _, future in futures:
-                        future.cancel()
-                    for future in self.early.values():   # those no plan took: stopped here
-                        for session in _early_session(future):
-                            session.close()
-                    raise
-                return [(lane, future.result()) for lane, future in futures]
-        finally:
-            sys.setswitchinterval(switch)
+        with ThreadPoolExecutor(max_workers=self.run.jobs) as pool:
+            try:
+                # While this thread plans (pure Python), a lane's thread waits for the
+                # interpreter at each exchange with its child: a short switch interval
+                # keeps those waits short.
+                sys.setswitchinterval(PLANNING_SWITCH)
+                # The first exercises' main sandboxes start meanwhile (one per worker).
+                for name in names[:self.run.jobs]:
+                    self.early[name] = pool.submit(EarlyStart.begin, self.run, name,
+                                                   self.submission_dir, self._spare_ahead)
+                for name in names:
+                    for lane in self._planned(name, make):
+                        if lane.part is not None:
+                            futures.append((lane, pool.submit(self._one, lane)))
+                        else:
+                            later.append(lane)
+                # Longest first: the lane that may run longest starts on a free worker
+                # while the shorter ones share the other (the lanes' contents, and so
+                # the verdicts, do not depend on this order).
+                later.sort(key=lambda lane: -lane.budget_units())
+                futures += [(lane, pool.submit(self._one, lane)) for lane in later]
+            except BaseException:
+                for _, future in futures:
+                    future.cancel()
+                for future in self.early.values():   # those no plan took: stopped here
+                    for session in _early_session(future):
+                        session.close()
+                raise
+            finally:
+                sys.setswitchinterval(switch)
+            return [(lane, future.result()) for lane, future in futures]
 
     def _planned(self, name, make):
         plan = make(name)
