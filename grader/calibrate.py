@@ -71,14 +71,9 @@ def measure(repeats=3):
 
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PROGRAM = ('import json, os, sys; os.nice(NICE); sys.path.insert(0, sys.argv[1]); '
+_PROGRAM = ('import json, sys; sys.path.insert(0, sys.argv[1]); '
             'from grader import calibrate; '
             'print(json.dumps(calibrate.measure(int(sys.argv[2]))))')
-NICE = 10
-"""The measuring process's niceness: it yields a core to the sandboxes booting and the
-grader planning at the start of a run (the unit is CPU time, which waiting for a core
-does not change), and takes what they leave."""
-_PROGRAM = _PROGRAM.replace('NICE', str(NICE))
 
 
 class Pending:
