@@ -41,12 +41,15 @@ def key(policy, exercise):
 
 def stored(pool, under):
     """The pool's expected blocks (a list, one per position) when they were computed under
-    ``under`` (:func:`key`), else None."""
+    ``under`` (:func:`key`), else None (a block of another shape than the oracle writes
+    too: the pool is written by ``grader fixtures``, and ``--verify`` compares every block
+    with the oracle's)."""
     answers = pool.get('answers')
     if not isinstance(answers, dict) or answers.get('under') != under:
         return None
     expected = answers.get('expected')
-    if not isinstance(expected, list) or len(expected) != len(pool.get('positions', ())):
+    if not isinstance(expected, list) or len(expected) != len(pool.get('positions', ())) or \
+            not all(isinstance(block, dict) for block in expected):
         return None
     return expected
 

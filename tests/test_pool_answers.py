@@ -63,6 +63,16 @@ def test_answers_under_other_options_or_sources_are_not_used(policy, tmp_path):
     assert selection.answer_problems(course, 'connect4') == []
 
 
+def test_answers_of_another_shape_are_not_used(policy):
+    pool = generated.pool_of(policy, 'tictactoe')
+    under = poolanswers.key(policy, 'tictactoe')
+    assert poolanswers.stored(pool, under) is not None
+    for broken in ([None] + pool['answers']['expected'][1:], pool['answers']['expected'][1:],
+                   'not a list'):
+        assert poolanswers.stored(dict(pool, answers={'under': under, 'expected': broken}),
+                                  under) is None
+
+
 def test_a_hand_edited_answer_is_reported(policy, tmp_path):
     course, folder = _copied_course(policy, tmp_path)
     path = folder / 'pools' / 'tictactoe.json'
