@@ -34,12 +34,18 @@ def timed(command, **kwargs):
     return seconds, proc
 
 
-def on_a_terminal(*args):
+def on_a_terminal(*args, columns=None):
     """``(what standard error's terminal got, [(seconds, bytes)], standard output, seconds)``
-    of ``grader`` run with standard error on a pseudo-terminal."""
+    of ``grader`` run with standard error on a pseudo-terminal (``columns`` wide, if given;
+    ``$COLUMNS`` says 200)."""
     import pty
     import select
     leader, follower = pty.openpty()
+    if columns:
+        import fcntl
+        import struct
+        import termios
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack('HHHH', 24, columns, 0, 0))
     started = time.perf_counter()
     proc = subprocess.Popen([*GRADER, *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=follower,

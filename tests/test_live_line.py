@@ -2,6 +2,7 @@
 import io
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -116,6 +117,17 @@ def test_a_check_on_a_terminal_tells_how_far_it_got_then_erases_the_line(tmp_pat
     failed = {f['case'] for c in checks if c['max_score'] > 0 for f in c['failures']}
     assert int(last[3]) == len(failed) > 0
     assert 'checking:' not in out and '\r' not in out and 'Score:' in out
+
+
+@pytest.mark.timeout(120)
+def test_the_line_fits_its_own_terminal(tmp_path):
+    """The width is the terminal's own (here 30 columns; $COLUMNS says 200)."""
+    for name in ('tictactoe.py', 'connect4.py'):
+        shutil.copy(ROOT / 'reference' / name, tmp_path / name)
+    seen, _, _, _ = on_a_terminal('check', str(tmp_path), columns=30)
+    drawings = [d for d in seen.split('\r') if d.startswith('checking:')]
+    assert drawings and all(len(d.replace('\x1b[K', '')) < 30 for d in drawings)
+    assert any(d.replace('\x1b[K', '').endswith('…') for d in drawings)
 
 
 @pytest.mark.timeout(120)

@@ -83,12 +83,21 @@ class Live:
         if not force and self.drawn_at is not None and now - self.drawn_at < INTERVAL:
             return
         self.drawn_at = now
-        width = self.width or shutil.get_terminal_size((80, 24)).columns
+        width = self.width or self._columns()
         text = self.line()
         if len(text) >= width:
             text = text[:max(0, width - 1 - len(self.cut))] + self.cut
         self._write('\r' + text + '\033[K')
         self.shown = True
+
+    def _columns(self):
+        """The width of the line's own terminal (standard output may be a file), else
+(a terminal that does not say) of ``$COLUMNS`` or 80."""
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        return columns or shutil.get_terminal_size((80, 24)).columns
 
     def _write(self, text):
         try:
