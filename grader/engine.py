@@ -481,7 +481,7 @@ class ExercisePlan:
         for index, case in enumerate(cases):
             requests = plugin.requests(case, settings)
             if any(r.limit_key in settings.own_worker for r in requests):
-                own.append(Lane(plan, [(index, case, requests)], main=False))
+                own.append(Lane(plan, [(index, case, requests)]))
             else:
                 main.append((index, case, requests))
         # The public cases first (the turned public boards too), then the hidden and drawn
@@ -494,7 +494,7 @@ class ExercisePlan:
         # in one lane (Hangs).
         parts = max(1, min(settings.main_lanes, len(main)))
         plan.hangs = Hangs(settings.stop_after_timeouts, [index for index, _, _ in main])
-        plan.lanes = [Lane(plan, main[part::parts], main=part == 0, part=part)
+        plan.lanes = [Lane(plan, main[part::parts], part=part)
                       for part in range(parts)] + own
         plan.sandboxes = Sandboxes(len(plan.lanes))
         return plan
@@ -763,11 +763,16 @@ class Lane:
     is discarded: exactly what grading after the calibration would have done.
     """
 
-    def __init__(self, plan, cases, main, part=None):
-        self.plan, self.cases, self.main = plan, cases, main
+    def __init__(self, plan, cases, part=None):
+        self.plan, self.cases = plan, cases
         self.part = part
         """Which of the exercise's main lanes this is (0: the first, which reports the
         import), or None for a lane of its own (``time_limit.own_worker``)."""
+
+    @property
+    def main(self):
+        """Whether this is the exercise's first main lane: the one that reports the import."""
+        return self.part == 0
 
     def run(self, run, submission_dir, started=None):
         """This lane's :class:`LaneResult`; ``started()`` is called once its child is

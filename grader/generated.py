@@ -83,25 +83,19 @@ def draw(policy, exercise, seed):
     options = dict(settings.options, **{k: v for k, v in settings.generated.items()
                                         if k not in ('count', 'killers')})
     rng = random.Random(int(seed, 16))
-    drawn = oracle.generate(rng, count, options)
-    killers = []
+    drawn = [(raw['input'], raw.get('tags', ()), None)
+             for raw in oracle.generate(rng, count, options)]      # (input, tags, answer)
     if per_variant:
         pool = fitting_pool(policy, exercise)
         # the reference's answers stored in the pool, while they still hold (poolanswers)
         answers = poolanswers.stored(pool, poolanswers.key(policy, exercise))
         for index in chosen(pool, rng, per_variant):
             position = pool['positions'][index]['input']
-            killers.append(dict({'input': position, 'tags': oracle.tags(position)},
-                                **({'expected': answers[index]} if answers else {})))
-    cases = []
-    for index, raw in enumerate(drawn + killers):
-        expected = raw['expected'] if 'expected' in raw else \
-            oracle.expect(raw['input'], settings.options)
-        cases.append(Case(name=f'generated-{index + 1}', input=raw['input'], expected=expected,
-                          source='drawn at grading time', tags=tuple(raw.get('tags', ())),
-                          hidden=True, generated=True))
-    return cases
-
+            drawn.append((position, oracle.tags(position), answers[index] if answers else None))
+    return [Case(name=f'generated-{n}', input=position,
+                 expected=oracle.expect(position, settings.options) if answer is None else answer,
+                 source='drawn at grading time', tags=tuple(tags), hidden=True, generated=True)
+            for n, (position, tags, answer) in enumerate(drawn, 1)]
 
 def pool_of(policy, exercise):
     """The pool of ``exercise`` (``<reference>/pools/<exercise>.json``): a
