@@ -117,7 +117,7 @@ def fitting_pool(policy, exercise):
     for option, digest in pool.get('data', {}).items():
         path = options.get(option)
         try:
-            fits = path is not None and file_digest(path) == digest
+            fits = path is not None and poolanswers.file_digest(path) == digest
         except OSError:
             fits = False
         if not fits:
@@ -126,12 +126,6 @@ def fitting_pool(policy, exercise):
                             f'other data than options.{option} ({path}): drop killers on this '
                             'data, or draw a pool on it (grader fixtures --select)', policy.path)
     return pool
-
-
-def file_digest(path):
-    """``sha256:<hex>`` of a data file (``grader fixtures --select`` records the pool's)."""
-    with open(path, 'rb') as f:
-        return 'sha256:' + hashlib.sha256(f.read()).hexdigest()
 
 
 def cover(pool, rng, per_variant):

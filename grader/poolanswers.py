@@ -10,8 +10,9 @@ answers in the pool file::
 
 one expected block per position, in the pool's order, computed by the oracle's
 ``expect(input, options)``.  ``under`` is :func:`key`: a digest over the
-exercise's ``options`` and every Python file of the reference folder, so the
-answers are used only while neither has changed; otherwise the grade asks the
+exercise's ``options`` (a data file they name by its contents, not its path: the
+key is the same in every checkout) and every Python file of the reference
+folder, so the answers are used only while neither has changed; otherwise the grade asks the
 oracle again, as it does without stored answers (a missing or stale block never
 changes a verdict, it only costs the oracle's time).  ``grader fixtures``
 (``--verify``) reports stored answers that differ from the oracle's, as it does
@@ -19,15 +20,25 @@ for the fixture files' expected blocks.
 """
 import hashlib
 import json
+import os
 from pathlib import Path
 
 
+def file_digest(path):
+    """``sha256:<hex>`` of a data file (``grader fixtures --select`` records the pool's)."""
+    with open(path, 'rb') as f:
+        return 'sha256:' + hashlib.sha256(f.read()).hexdigest()
+
+
 def key(policy, exercise):
-    """``sha256:<hex>`` over ``exercise``'s options (canonical JSON) and the bytes of every
-    ``*.py`` under the reference folder (by relative path): what the oracle's answers
-    depend on besides the data files the pool names (its ``data``)."""
+    """``sha256:<hex>`` over ``exercise``'s options (canonical JSON, each option naming an
+    existing file by an absolute path replaced by the file's :func:`file_digest`: config
+    resolves such options against the checkout, which differs between machines) and the
+    bytes of every ``*.py`` under the reference folder (by relative path): everything the
+    oracle's answers depend on."""
     digest = hashlib.sha256()
-    options = json.dumps(policy.exercises[exercise].options, sort_keys=True, default=str)
+    options = {name: _portable(value) for name, value in policy.exercises[exercise].options.items()}
+    options = json.dumps(options, sort_keys=True, default=str)
     digest.update(options.encode())
     folder = Path(policy.reference)
     for path in sorted(folder.rglob('*.py')):
@@ -37,6 +48,13 @@ def key(policy, exercise):
         data = path.read_bytes()
         digest.update(len(name).to_bytes(4, 'big') + name + len(data).to_bytes(8, 'big') + data)
     return 'sha256:' + digest.hexdigest()
+
+
+def _portable(value):
+    """``value``, or the digest of the file it names when it is an absolute path to a file."""
+    if isinstance(value, (str, os.PathLike)) and os.path.isabs(value) and os.path.isfile(value):
+        return file_digest(value)
+    return value
 
 
 def stored(pool, under):

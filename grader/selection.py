@@ -302,7 +302,7 @@ class Selection:
         document = {'exercise': self.exercise, 'solution': digest,
                     'variants': [v.name for v in self.buggy()], 'positions': self.pool()}
         from grader import poolanswers
-        from grader.generated import file_digest
+        from grader.poolanswers import file_digest
         data = {option: file_digest(path)
                 for option, path in getattr(self.trials, 'DATA', {}).items()}
         if data:        # the files the space was drawn on: a grade on others draws no killers

@@ -3,6 +3,7 @@ same cases either way (grader/poolanswers.py)."""
 import json
 import shutil
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,30 @@ def test_answers_under_other_options_or_sources_are_not_used(policy, tmp_path):
     assert selection.refresh_answers(course, 'connect4') == (folder / 'pools' / 'connect4.json',
                                                        len(pool['positions']))
     assert selection.answer_problems(course, 'connect4') == []
+
+
+def test_the_key_is_the_same_in_every_checkout_and_follows_the_data(policy, tmp_path):
+    """Config resolves the data files' options against the checkout: the key digests the
+    files named, so a clone elsewhere (CI's) uses the stored answers, and other data not."""
+    course, _ = _copied_course(policy, tmp_path)
+    settings = course.exercises['travel']
+    elsewhere = tmp_path / 'elsewhere'
+    options = dict(settings.options)
+    for option, value in settings.options.items():
+        if isinstance(value, str) and Path(value).is_absolute():
+            copied = elsewhere / option / Path(value).name
+            copied.parent.mkdir(parents=True)
+            shutil.copyfile(value, copied)
+            options[option] = str(copied)
+    assert options != settings.options
+    moved = replace(course, exercises={**course.exercises,
+                                       'travel': replace(settings, options=options)})
+    assert poolanswers.key(moved, 'travel') == poolanswers.key(policy, 'travel')
+    assert poolanswers.stored(generated.pool_of(moved, 'travel'),
+                              poolanswers.key(moved, 'travel')) is not None
+    with open(options['stops_file'], 'a') as f:
+        f.write(' ')
+    assert poolanswers.key(moved, 'travel') != poolanswers.key(policy, 'travel')
 
 
 def test_answers_of_another_shape_are_not_used(policy):
