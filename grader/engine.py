@@ -176,9 +176,11 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
     submission.readable(submission_dir)    # one line, before any sandbox copies it
     # Every fixture of a submitted exercise is validated, and the oracle that answers
     # the positions drawn for it found, before any child starts.
+    submitted = []
     for name in names:
         settings = run.policy.exercises[name]
         if plugins.get(name).locate(submission_dir, settings):
+            submitted.append(name)
             run.cases(name)
             if run.include_hidden and settings.generated.get('count', 0) > 0:
                 generated.oracle_of(run.policy, name)
@@ -188,7 +190,7 @@ def grade_many(policy, submission_dir, assignments=(None,), run=None, submitted_
         if digest[0] is None:
             digest[0] = generated.submission_digest(submission_dir)
         return digest[0]
-    schedule = _Schedule(run, submission_dir, names, progress)
+    schedule = _Schedule(run, submission_dir, names, progress, submitted)
     try:
         done = schedule.lanes_done(
             lambda name: ExercisePlan.make(run, name, submission_dir, content))
@@ -286,11 +288,13 @@ class _Schedule:
     (:meth:`close`).
     """
 
-    def __init__(self, run, submission_dir, names, progress):
+    def __init__(self, run, submission_dir, names, progress, submitted):
         self.run, self.submission_dir, self.progress = run, submission_dir, progress
         self.plans = {}
-        self.unplanned = len(names)
         self.names = names
+        self.unplanned = set(submitted)
+        """The exercises of ``names`` with a file handed in, not planned yet (the others have
+        no lane: no sandbox starts for them, early or spare)."""
         self.started_exercises = set()
         self.spares = []
         self.early = {}
@@ -315,7 +319,7 @@ class _Schedule:
                 # keeps those waits short.
                 sys.setswitchinterval(PLANNING_SWITCH)
                 # The first exercises' main sandboxes start meanwhile (one per worker).
-                for name in names[:self.run.jobs]:
+                for name in [name for name in names if name in self.unplanned][:self.run.jobs]:
                     self.early[name] = pool.submit(EarlyStart.begin, self.run, name,
                                                    self.submission_dir, self._spare_ahead)
                 for name in names:
@@ -348,7 +352,7 @@ class _Schedule:
             early = self.early.pop(name, None)
             if early is not None:
                 plan.sandboxes.expect_early(early)
-            self.unplanned -= 1
+            self.unplanned.discard(name)
         return plan.lanes
 
     def _one(self, lane):
@@ -364,7 +368,7 @@ class _Schedule:
         sandboxes of their exercise's earlier lanes will not serve, see :class:`Sandboxes`)."""
         with self.lock:
             jobs = self.run.jobs
-            to_come = self.unplanned - len(self.early) + \
+            to_come = len(self.unplanned - set(self.early)) + \
                 sum(plan.sandboxes.needed(jobs) for plan in list(self.plans.values()))
             wanted = min(jobs, to_come)
             if wanted > 0:

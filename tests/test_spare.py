@@ -211,3 +211,34 @@ def test_the_lanes_still_to_come_adopt_spares_and_none_is_left(tmp_path, monkeyp
     for name in ('tictactoe', 'eightpuzzle'):
         exercise = result.exercise(name)
         assert exercise.score == exercise.max_score, [c.message for c in exercise.checks]
+
+
+def test_no_sandbox_boots_for_an_exercise_not_handed_in(tmp_path, monkeypatch):
+    """One exercise of a three-exercise assignment: its lane's sandbox is the only one.  The
+    exercises without a file are planned slowly here, so that the lane's child has started
+    (and asked for sandboxes for the lanes still to come) while they are still unplanned:
+    they have no lane, and no sandbox boots for them, early or spare."""
+    folder = tmp_path / 'alone'
+    folder.mkdir()
+    (folder / 'tictactoe.py').write_text((ROOT / 'reference' / 'tictactoe.py').read_text())
+    make = engine.ExercisePlan.make.__func__
+
+    def slowly(cls, run, name, submission_dir, content=None):
+        if name != 'tictactoe':
+            time.sleep(0.5)
+        return make(cls, run, name, submission_dir, content)
+    monkeypatch.setattr(engine.ExercisePlan, 'make', classmethod(slowly))
+    booted, keep = [], engine.keep_spares
+
+    def recording(*args):
+        made = keep(*args)
+        booted.extend(made)
+        return made
+    monkeypatch.setattr(engine, 'keep_spares', recording)
+    taken = takes(monkeypatch)
+    policy = config.load(ROOT / 'grading.yaml')
+    run = engine.Run(policy, jobs=2)
+    result = engine.grade_many(policy, folder, ['oulu-exercise-1'], run=run)[0]
+    assert booted == [] and taken == [False], (booted, taken)
+    exercise = result.exercise('tictactoe')
+    assert exercise.score == exercise.max_score, [c.message for c in exercise.checks]
