@@ -422,7 +422,9 @@ class ExercisePlan:
     fresh process of the same kind of child, and the verdicts do not depend
     on ``--jobs`` (nor, through :class:`Hangs`, on the split).  A lane whose
     sandbox is still sound at its end leaves it to a lane of the exercise
-    still to come (:class:`Sandboxes`).
+    still to come (:class:`Sandboxes`), but never a sandbox that ran a hidden
+    or drawn case to a lane with a public case: in every sandbox, as in every
+    lane, the public cases come before the hidden ones.
     """
 
     def __init__(self, name, plugin, settings, relpath):
@@ -500,7 +502,7 @@ class ExercisePlan:
         plan.hangs = Hangs(settings.stop_after_timeouts, [index for index, _, _ in main])
         plan.lanes = [Lane(plan, main[part::parts], part=part)
                       for part in range(parts)] + own
-        plan.sandboxes = Sandboxes(len(plan.lanes))
+        plan.sandboxes = Sandboxes([lane.kind for lane in plan.lanes])
         return plan
 
     def result(self, run, lane_results):
@@ -687,12 +689,21 @@ class Sandboxes:
     back as it was before each case, so a case finds the same state in a
     kept sandbox as in a new one: the verdicts do not depend on which lane's
     sandbox it ran in.  :meth:`close` stops those no lane took.
+
+    A sandbox that ran a hidden or drawn case serves only a lane of hidden
+    cases: no public case, whose feedback is shown in full, runs after a hidden
+    one in the same runner (whose memory held that case's input on its way to
+    the case process), whichever lanes they came in.
     """
 
-    def __init__(self, lanes=0):
-        self.waiting = lanes        # lanes of the exercise not started yet
+    def __init__(self, kinds=()):
+        """``kinds``: for each lane of the exercise, ``(public, hidden)``: whether it holds a
+        public case, and whether a hidden or drawn one (:attr:`Lane.kind`)."""
+        self.waiting = len(kinds)           # lanes of the exercise not started yet
+        self.waiting_public = sum(1 for public, _ in kinds if public)   # of them, with a public case
         self.running = 0
-        self._idle = []
+        self.running_hidden = 0             # of the running lanes, those with a hidden case
+        self._idle = []     # (session, whether it ran a hidden case)
         self._early = None
         """The main lane's sandbox, started while the exercise was planned (a future of an
         :class:`EarlyStart`), or None."""
@@ -703,24 +714,35 @@ class Sandboxes:
         with self._lock:
             self._early = future
 
-    def begin(self):
-        """A lane starts: it no longer waits."""
+    def begin(self, kind):
+        """A lane of ``kind`` (``(public, hidden)``) starts: it no longer waits."""
+        public, hidden = kind
         with self._lock:
             self.waiting -= 1
+            self.waiting_public -= bool(public)
             self.running += 1
+            self.running_hidden += bool(hidden)
 
-    def end(self):
-        """A lane is done (its sandbox kept or stopped)."""
+    def end(self, kind):
+        """A lane of ``kind`` is done (its sandbox kept or stopped)."""
         with self._lock:
             self.running -= 1
+            self.running_hidden -= bool(kind[1])
 
     def needed(self, jobs):
         """How many more sandboxes this exercise's waiting lanes need at most, ``jobs``
-        lanes running at a time: those its running lanes and kept sandboxes will not
-        serve."""
+        lanes running at a time: those that can start now, less the kept sandboxes that
+        serve them, and those that start as running lanes end, each in the sandbox it
+        leaves unless that one ran a hidden case and they hold a public one."""
         with self._lock:
-            have = self.running + len(self._idle) + (self._early is not None)
-            return max(0, min(jobs, self.waiting + self.running) - have)
+            hidden_only = self.waiting - self.waiting_public
+            clean_idle = sum(1 for _, seen in self._idle if not seen)
+            seen_idle = min(len(self._idle) - clean_idle, hidden_only)
+            free = max(0, min(jobs - self.running, self.waiting))
+            now = max(0, free - clean_idle - seen_idle - (self._early is not None))
+            then = min(self.running, self.waiting - free)
+            later = max(0, min(then, self.running_hidden) - (hidden_only - seen_idle))
+            return now + later
 
     def take_early(self):
         """The :class:`EarlyStart` made for the main lane (waiting for it to be made), once;
@@ -729,24 +751,30 @@ class Sandboxes:
             early, self._early = self._early, None
         return early.result() if early is not None else None
 
-    def take(self):
-        """A kept sandbox (a started :class:`Session`), or None."""
+    def take(self, public):
+        """A kept sandbox for a lane (``public``: it holds a public case) as ``(started
+        :class:`Session`, whether it ran a hidden case)``, or None: for a lane with a
+        public case, only one that ran none."""
         with self._lock:
-            return self._idle.pop() if self._idle else None
+            for place in reversed(range(len(self._idle))):
+                if not (public and self._idle[place][1]):
+                    return self._idle.pop(place)
+        return None
 
-    def keep(self, session):
-        """Keep ``session`` for a lane still to come: whether it was kept (else the caller
-        stops it)."""
+    def keep(self, session, hidden_seen):
+        """Keep ``session`` (``hidden_seen``: it ran a hidden or drawn case) for a lane still
+        to come that may take it: whether it was kept (else the caller stops it)."""
         with self._lock:
-            if self.waiting > 0 and session.alive():
-                self._idle.append(session)
+            takers = self.waiting - self.waiting_public if hidden_seen else self.waiting
+            if takers > 0 and session.alive():
+                self._idle.append((session, hidden_seen))
                 return True
         return False
 
     def close(self):
         """Stop every kept sandbox no lane took."""
         with self._lock:
-            idle, self._idle = self._idle, []
+            idle, self._idle = [session for session, _ in self._idle], []
             early, self._early = self._early, None
         if early is not None:
             idle += _early_session(early)
@@ -778,13 +806,20 @@ class Lane:
         """Whether this is the exercise's first main lane: the one that reports the import."""
         return self.part == 0
 
+    @property
+    def kind(self):
+        """``(public, hidden)``: whether the lane holds a public case (its sandbox must not
+        have run a hidden one before it), and a hidden or drawn one."""
+        return (any(not case.hidden for _, case, _ in self.cases),
+                any(case.hidden for _, case, _ in self.cases))
+
     def run(self, run, submission_dir, started=None):
         """This lane's :class:`LaneResult`; ``started()`` is called once its child is
         importing the module."""
         # A lane of its own holds a long case: called early, under the smallest limit,
         # it would only time out and start again; it waits for the unit instead (its
         # child starts and imports the module meanwhile).
-        self.plan.sandboxes.begin()
+        self.plan.sandboxes.begin(self.kind)
         try:
             if self.part is None and self.plan.hangs.stopped.is_set():
                 return LaneResult()     # judged as not run (ExercisePlan.result): no sandbox
@@ -792,7 +827,7 @@ class Lane:
             if done is None:       # a call timed out under its smaller, early limit
                 done = self._attempt(run, submission_dir, False, started)
         finally:
-            self.plan.sandboxes.end()
+            self.plan.sandboxes.end(self.kind)
         return done
 
     def budget_units(self):
@@ -828,8 +863,12 @@ class Lane:
         unit = run.unit_if_measured() if early else run.unit
         import_limit = settings.import_limit(unit) if unit is not None else settings.min_seconds
         ready = plan.sandboxes.take_early() if self.main else None
-        session = ready.session if ready is not None else plan.sandboxes.take()
+        public, hidden = self.kind
+        kept = plan.sandboxes.take(public) if ready is None else None
+        session = ready.session if ready is not None else kept[0] if kept else None
         taken = session is not None      # a sandbox an earlier lane of the exercise left
+        # whether the sandbox has run a hidden or drawn case once this lane is done
+        hidden_seen = hidden or bool(kept and kept[1])
         if taken and ready is None:   # (were its runner to end, it starts again under
             session.load_seconds = import_limit     # this lane's limit)
         elif not taken:
@@ -841,7 +880,7 @@ class Lane:
         try:
             with plan.hangs.watching(self, session):
                 left = self._grade_cases(run, session, done, answered, early, started, taken,
-                                         ready)
+                                         ready, hidden_seen)
         finally:
             if not left:
                 session.close()
@@ -850,11 +889,13 @@ class Lane:
         done.outcomes = answered.judged(run.unit)
         return done
 
-    def _grade_cases(self, run, session, done, answered, early, started, taken, ready=None):
+    def _grade_cases(self, run, session, done, answered, early, started, taken, ready=None,
+                     hidden_seen=True):
         """Load the module in ``session`` (unless ``taken``: loaded by an earlier lane, or by
         the schedule for this lane, ``ready``) and make this lane's calls, noting their
-        replies in ``answered``.  Returns whether the session is left to a later lane, or
-        None when the import or a call was stopped under the smaller, early limit."""
+        replies in ``answered``.  Returns whether the session is left to a later lane (as one
+        that ran a hidden case, ``hidden_seen``), or None when the import or a call was
+        stopped under the smaller, early limit."""
         plan, settings, plugin = self.plan, self.plan.settings, self.plan.plugin
         unit = run.unit_if_measured() if early else run.unit
         starts, written = session.starts, session.output_mark()
@@ -889,7 +930,7 @@ class Lane:
         done.stopped_early = self.part is not None and plan.hangs.stopped.is_set()
         done.output = session.output(since=written, until=public_output)
         done.restarts = session.starts - starts
-        if loaded.ok and not done.stopped_early and plan.sandboxes.keep(session):
+        if loaded.ok and not done.stopped_early and plan.sandboxes.keep(session, hidden_seen):
             return True
         session.request_exit()     # the child exits while the parent judges
         return False

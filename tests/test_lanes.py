@@ -35,9 +35,11 @@ def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, 
     split = graded(own, run, folder, jobs=2)
     booted = spawns(monkeypatch)
     serial = graded(own, run, folder, jobs=1)
-    # One after the other, each lane of its own takes the sandbox the lane before it kept.
-    assert len(booted) == 1
-    monkeypatch.setattr(engine.Sandboxes, 'keep', lambda self, session: False)
+    # One after the other, the lanes of their own (each holds a public start) share one
+    # sandbox: the main lane's ran the hidden and drawn starts after its public ones, so it
+    # serves none of them.
+    assert len(booted) == 2
+    monkeypatch.setattr(engine.Sandboxes, 'keep', lambda self, session, hidden_seen: False)
     booted.clear()
     fresh = graded(own, run, folder, jobs=1)
     hard = policy.exercises['eightpuzzle'].check_param('hard', 'cases').split(',')
@@ -48,6 +50,26 @@ def test_own_lanes_give_the_same_verdicts_in_children_of_their_own(policy, run, 
     # No sandbox ended during a call: no restart is reported, however many lanes there were.
     assert {r.facts['child_starts'] for r in (one_child, split, serial, fresh)} == {1}
     assert one_child.facts['cases'] == split.facts['cases']
+
+
+def test_no_sandbox_runs_a_public_case_after_a_hidden_one(policy, run, submission,
+                                                          monkeypatch):
+    """Whichever lanes share a sandbox (:class:`engine.Sandboxes`), its public cases come
+    before its hidden and drawn ones, one lane after the other or two at a time."""
+    folder = submission('eightpuzzle', ROOT / 'reference' / 'eightpuzzle.py')
+    ran, replies = {}, engine.Lane._case_replies
+
+    def recording(self, lane_run, session, done, case, *args, **kwargs):
+        ran.setdefault(id(session), []).append(case.hidden)
+        return replies(self, lane_run, session, done, case, *args, **kwargs)
+    monkeypatch.setattr(engine.Lane, '_case_replies', recording)
+    for jobs in (1, 2):
+        ran.clear()
+        result = graded(policy, run, folder, jobs=jobs)
+        assert result.score == result.max_score
+        assert any(any(cases) for cases in ran.values())      # hidden and drawn cases ran
+        for cases in ran.values():
+            assert cases == sorted(cases), (jobs, cases)    # False (public) before True
 
 
 def handed_out(monkeypatch):
@@ -145,26 +167,47 @@ class FakeSandbox:
 
 
 def test_a_sandbox_is_kept_only_while_a_lane_waits_and_only_while_it_runs():
-    pool = engine.Sandboxes(3)
+    pool = engine.Sandboxes([(True, False)] * 3)
     assert pool.needed(2) == 2              # nothing running: as many as may run at once
-    pool.begin()                            # the main lane starts
+    pool.begin((True, False))                        # the main lane starts
     assert pool.needed(2) == 1              # its sandbox serves one lane after it
     assert pool.needed(1) == 0
     dead, sound = FakeSandbox(alive=False), FakeSandbox()
-    assert not pool.keep(dead)              # its runner ended: stopped by its lane
-    assert pool.keep(sound)
-    pool.end()
+    assert not pool.keep(dead, False)       # its runner ended: stopped by its lane
+    assert pool.keep(sound, False)
+    pool.end((True, False))
     assert pool.needed(2) == 1              # one lane takes the kept sandbox, one needs its own
-    pool.begin()
-    assert pool.take() is sound and pool.take() is None
-    pool.begin()                            # every lane has started
+    pool.begin((True, False))
+    assert pool.take(True) == (sound, False) and pool.take(True) is None
+    pool.begin((True, False))                        # every lane has started
     assert pool.waiting == 0 and pool.needed(2) == 0
-    assert not pool.keep(FakeSandbox())     # no lane left to take it
+    assert not pool.keep(FakeSandbox(), False)  # no lane left to take it
     pool.waiting = 1
     left = FakeSandbox()
-    assert pool.keep(left)
+    assert pool.keep(left, False)
     pool.close()                            # the grade ends: what no lane took is stopped
-    assert left.closed and pool.take() is None
+    assert left.closed and pool.take(False) is None
+
+
+def test_a_sandbox_that_ran_a_hidden_case_serves_only_a_lane_of_hidden_cases():
+    """Public cases before hidden ones in every sandbox, whichever lanes they came in."""
+    main, public, hidden = (True, True), (True, False), (False, True)
+    pool = engine.Sandboxes([main, public, hidden])
+    pool.begin(main)                        # public cases, then hidden ones
+    assert pool.needed(2) == 1              # it will serve the hidden lane, not the public one
+    seen, clean = FakeSandbox(), FakeSandbox()
+    assert pool.keep(seen, True)            # the hidden lane may take it
+    assert pool.keep(clean, False)
+    assert pool.take(True) == (clean, False) and pool.take(True) is None
+    assert pool.take(False) == (seen, True)
+    pool.begin(public)
+    pool.begin(hidden)
+    assert not pool.keep(FakeSandbox(), True)   # no lane left
+    pool = engine.Sandboxes([main, public, public])
+    pool.begin(main)
+    assert pool.needed(2) == 2              # its sandbox serves neither lane after it
+    assert not pool.keep(FakeSandbox(), True)   # the lanes left hold public cases
+    assert pool.keep(FakeSandbox(), False)
 
 
 def test_a_lane_that_fails_stops_the_sandbox_it_took(policy, run, submission, monkeypatch):
@@ -173,14 +216,14 @@ def test_a_lane_that_fails_stops_the_sandbox_it_took(policy, run, submission, mo
     lane = plan.lanes[-1]                   # a lane of its own
     assert not lane.main
     left = FakeSandbox()
-    assert plan.sandboxes.keep(left)        # as the main lane would at its end
+    assert plan.sandboxes.keep(left, False)     # as a lane of public cases would at its end
 
     def interrupted(*args):
         raise KeyboardInterrupt
     monkeypatch.setattr(engine.Lane, '_grade_cases', interrupted)
     with pytest.raises(KeyboardInterrupt):
         lane.run(run, folder)
-    assert left.closed and plan.sandboxes.take() is None
+    assert left.closed and plan.sandboxes.take(False) is None
 
 
 def test_cases_are_judged_while_the_next_call_runs_with_the_same_verdicts(policy, run, submission,
