@@ -700,9 +700,8 @@ class Sandboxes:
         """``kinds``: for each lane of the exercise, ``(public, hidden)``: whether it holds a
         public case, and whether a hidden or drawn one (:attr:`Lane.kind`)."""
         self.waiting = len(kinds)           # lanes of the exercise not started yet
-        self.waiting_public = sum(1 for public, _ in kinds if public)   # of them, with a public case
+        self.waiting_public = sum(1 for public, _ in kinds if public)   # with a public case
         self.running = 0
-        self.running_hidden = 0             # of the running lanes, those with a hidden case
         self._idle = []     # (session, whether it ran a hidden case)
         self._early = None
         """The main lane's sandbox, started while the exercise was planned (a future of an
@@ -716,33 +715,27 @@ class Sandboxes:
 
     def begin(self, kind):
         """A lane of ``kind`` (``(public, hidden)``) starts: it no longer waits."""
-        public, hidden = kind
         with self._lock:
             self.waiting -= 1
-            self.waiting_public -= bool(public)
+            self.waiting_public -= bool(kind[0])
             self.running += 1
-            self.running_hidden += bool(hidden)
 
-    def end(self, kind):
-        """A lane of ``kind`` is done (its sandbox kept or stopped)."""
+    def end(self):
+        """A lane is done (its sandbox kept or stopped)."""
         with self._lock:
             self.running -= 1
-            self.running_hidden -= bool(kind[1])
 
     def needed(self, jobs):
         """How many more sandboxes this exercise's waiting lanes need at most, ``jobs``
-        lanes running at a time: those that can start now, less the kept sandboxes that
-        serve them, and those that start as running lanes end, each in the sandbox it
-        leaves unless that one ran a hidden case and they hold a public one."""
+        lanes running at a time: those its running lanes and kept sandboxes will not
+        serve (a kept one that ran a hidden case serves only a lane of hidden cases; a
+        lane that would wait for it boots its own then, which costs less than a sandbox
+        booted ahead for nothing)."""
         with self._lock:
-            hidden_only = self.waiting - self.waiting_public
-            clean_idle = sum(1 for _, seen in self._idle if not seen)
-            seen_idle = min(len(self._idle) - clean_idle, hidden_only)
-            free = max(0, min(jobs - self.running, self.waiting))
-            now = max(0, free - clean_idle - seen_idle - (self._early is not None))
-            then = min(self.running, self.waiting - free)
-            later = max(0, min(then, self.running_hidden) - (hidden_only - seen_idle))
-            return now + later
+            seen = sum(1 for _, hidden in self._idle if hidden)
+            usable = len(self._idle) - seen + min(seen, self.waiting - self.waiting_public)
+            have = self.running + usable + (self._early is not None)
+            return max(0, min(jobs, self.waiting + self.running) - have)
 
     def take_early(self):
         """The :class:`EarlyStart` made for the main lane (waiting for it to be made), once;
@@ -827,7 +820,7 @@ class Lane:
             if done is None:       # a call timed out under its smaller, early limit
                 done = self._attempt(run, submission_dir, False, started)
         finally:
-            self.plan.sandboxes.end(self.kind)
+            self.plan.sandboxes.end()
         return done
 
     def budget_units(self):

@@ -202,10 +202,11 @@ def test_the_lanes_still_to_come_adopt_spares_and_none_is_left(tmp_path, monkeyp
     run = engine.Run(policy, jobs=2)
     before = children()
     result = engine.grade_many(policy, folder, ['oulu-exercise-1'], run=run)[0]
-    # Tic-tac-toe's lane, the eight puzzle's, and those of its own-worker lanes that found
-    # no sandbox kept by an earlier lane of the eight puzzle (see engine.Sandboxes).
+    # Tic-tac-toe's lane and the eight puzzle's boot their own; of the eight puzzle's
+    # own-worker lanes (public starts), one may find neither a spare nor a sandbox kept by
+    # an earlier lane that ran public cases only (see engine.Sandboxes): it boots its own.
     assert len(taken) >= 2
-    assert taken.count(False) <= 2 and taken.count(True) >= len(taken) - 2, taken
+    assert taken.count(False) <= 3 and taken.count(True) >= 1, taken
     assert spare.kept(run.isolation, policy.sandbox) == 0
     assert children() <= before
     for name in ('tictactoe', 'eightpuzzle'):
