@@ -1,10 +1,10 @@
 """What keeps a case process cheap keeps the sandbox what it was (issue 42, item 1).
 
 The runner loads neither ``zipfile`` nor ``shutil`` nor ``threading`` (each case process
-would copy their pages and run ``threading``'s after-fork hook): the submission is unpacked
-in a process of its own, the project is copied back by :func:`runner.copy_tree`, and a
-submission that imports those modules still has them.  The parent keeps the cgroup's CPU
-file open and reads it afresh each time.
+would copy their pages and run ``threading``'s after-fork hook): the submission's files
+come as one block read with builtins (tests/test_child_files.py), the project is copied
+back by :func:`runner.copy_tree`, and a submission that imports those modules still has
+them.  The parent keeps the cgroup's CPU file open and reads it afresh each time.
 """
 import ast
 import os

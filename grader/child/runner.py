@@ -34,7 +34,6 @@ never holds the parent's channel.
 import builtins
 import gc
 import importlib
-import io
 import ntpath  # noqa: F401 - loaded here: see below
 import os
 import select
@@ -43,7 +42,7 @@ import stat
 import sys
 import time
 
-from grader.child import case, channel, layers, source, tally
+from grader.child import case, channel, files, layers, source, tally
 
 # ``ntpath`` (which ``pathlib`` imports) is loaded in the runner, as it was when the runner
 # loaded ``zipfile``: imported afresh in a case process, its ``from nt import ...`` meets the
@@ -362,33 +361,25 @@ class Runner:
                 self.send(self.case(request))
 
     def unpack(self, archive):
-        """The submission's files into the pristine folder (not writable by the sandbox uid).
+        """The submission's files (:mod:`grader.child.files`) into the pristine folder (not
+        writable by the sandbox uid).
 
-        The archive is read in a process of its own: ``zipfile``, and the modules it
-        loads (``threading``, ``shutil``'s compressors, ``pathlib``), never load in the
-        runner, whose every fork copies what it holds, and whose case processes would
-        each run ``threading``'s after-fork hook (about 0.2 ms and 90 pages written).
+        Read with builtins only: ``zipfile``, and the modules it loads (``threading``,
+        ``shutil``'s compressors, ``pathlib``), never load in the runner, whose every fork
+        copies what it holds, and whose case processes would each run ``threading``'s
+        after-fork hook (about 0.2 ms and 90 pages written).
         """
         pristine = self.paths['pristine']
-        os.makedirs(pristine, exist_ok=True)
-        if archive:
-            pid = _fork()
-            if pid == 0:
-                code = 1
-                try:
-                    import zipfile  # only in this process (see above)
-                    with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
-                        bundle.extractall(pristine)
-                    code = 0
-                finally:
-                    os._exit(code)
-            _, status = os.waitpid(pid, 0)
-            if os.waitstatus_to_exitcode(status) != 0:
-                raise OSError('the submission archive could not be unpacked')
-        for top, folders, files in os.walk(pristine):
+        remove_tree(pristine)   # a runner started again in the same private folder
+        os.makedirs(pristine)
+        try:
+            files.write_into(archive, pristine, channel.write_all)
+        except OSError as exc:
+            raise OSError(f'the submission archive could not be unpacked ({exc})') from None
+        for top, folders, names in os.walk(pristine):
             for name in folders:
                 os.chmod(os.path.join(top, name), 0o755)
-            for name in files:
+            for name in names:
                 os.chmod(os.path.join(top, name), 0o644)
 
     def reset(self, force=False):
