@@ -11,13 +11,14 @@ answers in the pool file::
 one expected block per position, in the pool's order, computed by the oracle's
 ``expect(input, options)``.  ``under`` is :func:`key`: a digest over the
 exercise's ``options`` (a data file they name by its contents, not its path: the
-key is the same in every checkout) and every Python file of the reference
-folder, so the answers are used only while neither has changed; otherwise the grade asks the
+key is the same in every checkout) and every Python file of the reference folder,
+so the answers are used only while neither has changed; otherwise the grade asks the
 oracle again, as it does without stored answers (a missing or stale block never
 changes a verdict, it only costs the oracle's time).  ``grader fixtures``
 (``--verify``) reports stored answers that differ from the oracle's, as it does
 for the fixture files' expected blocks.
 """
+import functools
 import hashlib
 import json
 import os
@@ -25,7 +26,15 @@ from pathlib import Path
 
 
 def file_digest(path):
-    """``sha256:<hex>`` of a data file (``grader fixtures --select`` records the pool's)."""
+    """``sha256:<hex>`` of a data file (``grader fixtures --select`` records the pool's);
+    read once per process while its size and times stay (a grade asks for the same
+    files in :func:`key` and in the pool's fit, a batch at every submission)."""
+    info = os.stat(path)
+    return _digest(os.path.realpath(path), info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _digest(path, size, mtime_ns, ctime_ns):
     with open(path, 'rb') as f:
         return 'sha256:' + hashlib.sha256(f.read()).hexdigest()
 
