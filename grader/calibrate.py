@@ -7,14 +7,18 @@ machine.  A slower laptop or a loaded CI runner gets a larger unit, so a
 correct handout-style solution never times out, while an exponential
 blow-up still does.
 
-The workload takes a few tenths of a second of CPU, so a run measures it in
-a process of its own (:func:`start`), on another core while the grader
+The workload takes a tenth of a second of CPU, so a run measures it in a
+process of its own (:func:`start`), on another core while the grader
 imports, reads its policy and starts the first child: a thread would hold
-the interpreter lock that the grader's own work needs.
+the interpreter lock that the grader's own work needs.  That process loads
+nothing but this module (``os``, ``sys`` and ``time``, which every
+interpreter has loaded at its start) and prints its samples as plain numbers.
+
+The measurement stops before ``repeats`` samples once those taken already
+fix the median of ``repeats`` within :data:`AGREEMENT` (with three, when the
+first two agree: the third could only put the median between them).
 """
-import json
 import os
-import subprocess
 import sys
 import time
 
@@ -52,28 +56,80 @@ def workload():
     return _minimax(board, True, 'O')
 
 
-def measure(repeats=3):
-    """``{'unit_seconds': median, 'samples': [...], 'workload': ...}``.
+AGREEMENT = 0.01
+"""How close the samples taken must fix the median of all ``repeats`` to stop early."""
+
+WORKLOAD = 'plain minimax, tic-tac-toe after one corner mark (31,973 calls)'
+
+_clock = time.thread_time
+
+
+def median_bounds(taken, repeats):
+    """``(low, high)``: where the median of ``repeats`` samples must lie, whatever the
+    samples still to come, given the samples ``taken`` so far; None while a sample to
+    come could still put it anywhere.
+
+    The median is the sample of the middle rank (or the two middle ones averaged); each
+    sample to come may push the sample that ends up at such a rank one place down the
+    ranks of those taken, never up: with ``r`` to come, rank ``j`` of all ``repeats``
+    holds one of the taken samples of ranks ``j - r`` to ``j``.
+    """
+    ordered = sorted(taken)
+    to_come = repeats - len(ordered)
+    middle = [(repeats - 1) // 2, repeats // 2]
+    if any(rank - to_come < 0 or rank >= len(ordered) for rank in middle):
+        return None
+    low = sum(ordered[rank - to_come] for rank in middle) / 2
+    high = sum(ordered[rank] for rank in middle) / 2
+    return low, high
+
+
+def samples(repeats=3):
+    """The workload's CPU seconds, up to ``repeats`` times: fewer once the samples taken
+    fix the median of ``repeats`` within :data:`AGREEMENT`.
 
     Measured in CPU time of the calling thread, like the limits it scales
     (the child's limits are CPU time too), so other processes competing for
     the cores change it little.
     """
-    samples = []
-    for _ in range(repeats):
-        start = time.thread_time()
+    taken = []
+    while len(taken) < repeats:
+        start = _clock()
         workload()
-        samples.append(time.thread_time() - start)
-    import statistics  # after the workload: not on the way to starting it
-    return {'unit_seconds': round(statistics.median(samples), 6),
-            'samples': [round(s, 6) for s in samples],
-            'workload': 'plain minimax, tic-tac-toe after one corner mark (31,973 calls)'}
+        taken.append(_clock() - start)
+        bounds = median_bounds(taken, repeats)
+        if len(taken) < repeats and bounds and bounds[1] <= bounds[0] * (1 + AGREEMENT):
+            break
+    return taken
+
+
+def summary(taken, repeats):
+    """The calibration dict for the samples ``taken`` of ``repeats``:
+    ``{'unit_seconds', 'samples', 'workload'}``, the unit the median of all ``repeats``
+    (the middle of its bounds when fewer were taken)."""
+    low, high = median_bounds(taken, repeats) or (0.0, 0.0)
+    return {'unit_seconds': round((low + high) / 2, 6),
+            'samples': [round(s, 6) for s in taken],
+            'workload': WORKLOAD}
+
+
+def measure(repeats=3):
+    """``{'unit_seconds': median, 'samples': [...], 'workload': ...}``, measured here."""
+    return summary(samples(repeats), repeats)
+
+
+def _valid(taken, repeats):
+    """Whether ``taken``, read from the measuring process, is what :func:`samples` gives."""
+    bounds = median_bounds(taken, repeats) if 0 < len(taken) <= repeats else None
+    return bool(bounds) and all(0 < s < 3600 for s in taken) and (
+        len(taken) == repeats or bounds[1] <= bounds[0] * (1 + AGREEMENT))
 
 
 _PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PROGRAM = ('import json, sys; sys.path.insert(0, sys.argv[1]); '
+_PROGRAM = ('import sys; sys.path.insert(0, sys.argv[1]); '
             'from grader import calibrate; '
-            'print(json.dumps(calibrate.measure(int(sys.argv[2]))))')
+            "print(' '.join(map(repr, calibrate.samples(int(sys.argv[2])))))")
+"""What the measuring process runs: its samples, as plain numbers on one line."""
 
 
 class Pending:
@@ -86,6 +142,7 @@ class Pending:
     """
 
     def __init__(self, repeats=3):
+        import subprocess  # here: the measuring process loads no more than it needs
         self.repeats = repeats
         self._result = None
         try:
@@ -112,14 +169,15 @@ class Pending:
             self._proc.communicate()
 
     def _answer(self):
+        import subprocess
         if self._proc is None:
             return None
         try:
             out, _ = self._proc.communicate(timeout=120)
-            answer = json.loads(out)
-            if self._proc.returncode == 0 and answer['unit_seconds'] > 0:
-                return answer
-        except (subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
+            taken = [float(word) for word in out.split()]
+            if self._proc.returncode == 0 and _valid(taken, self.repeats):
+                return summary(taken, self.repeats)
+        except (subprocess.TimeoutExpired, ValueError):
             self._proc.kill()
             self._proc.wait()
         return None
