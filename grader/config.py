@@ -46,6 +46,9 @@ class ExerciseSettings:
     """Limit keys whose cases each get a sandboxed worker of their own."""
     main_lanes: int = 1
     """The other cases are dealt in turn to this many lanes (see :class:`grader.engine.Hangs`)."""
+    hidden_last: bool = False
+    """With one main lane: its hidden and drawn cases run as a main lane of their own,
+    handed out after every other lane (see :class:`grader.engine.ExercisePlan`)."""
     generated: dict = field(default_factory=dict)
     """``count`` positions drawn at grading time for the official grade, and the
     options the oracle's ``generate`` reads."""
@@ -327,6 +330,7 @@ def _exercise(name, raw, plugin, root, defaults, origin):
         min_seconds=float(limits.get('min_seconds', 0.5)),
         own_worker=tuple(limits.get('own_worker', ())),
         main_lanes=int(limits.get('main_lanes', 1)),
+        hidden_last=bool(limits.get('hidden_last', False)),
         generated=dict(raw.get('generated', {})),
         stop_after_timeouts=int(limits.get('stop_after_timeouts', 3)),
         plugin=str(root / raw['plugin']) if 'plugin' in raw else '')

@@ -270,7 +270,8 @@ class _Schedule:
     by the reference) in turn, and its main lane starts as soon as it is
     planned, while the next exercise is planned; the lanes of their own
     (``time_limit.own_worker``) come after every main lane, those with the
-    largest time limits first (:meth:`Lane.budget_units`).  With more than
+    largest time limits first (:meth:`Lane.budget_units`), and a main lane of
+    hidden cases made to come last (``time_limit.hidden_last``) after them.  With more than
     one worker, the exercises whose fixtures make the most requests go first
     (:func:`_requests_made`): the longest lanes start early, and the short
     ones fill in at the end.  What a lane holds depends on the configuration
@@ -307,9 +308,9 @@ class _Schedule:
             lanes = []
             for name in self.names:
                 lanes += self._planned(name, make)
-            lanes.sort(key=lambda lane: lane.part is None)
+            lanes.sort(key=lambda lane: (lane.last, lane.part is None))
             return [(lane, self._one(lane)) for lane in lanes]
-        futures, later = [], []
+        futures, later, last = [], [], []
         names = sorted(self.names, key=lambda name: -_requests_made(self.run, name))
         switch = sys.getswitchinterval()
         with ThreadPoolExecutor(max_workers=self.run.jobs) as pool:
@@ -324,15 +325,18 @@ class _Schedule:
                                                    self.submission_dir, self._spare_ahead)
                 for name in names:
                     for lane in self._planned(name, make):
-                        if lane.part is not None:
+                        if lane.last:
+                            last.append(lane)
+                        elif lane.part is not None:
                             futures.append((lane, pool.submit(self._one, lane)))
                         else:
                             later.append(lane)
                 # Longest first: the lane that may run longest starts on a free worker
                 # while the shorter ones share the other (the lanes' contents, and so
-                # the verdicts, do not depend on this order).
+                # the verdicts, do not depend on this order); the lanes of hidden cases
+                # made to come last fill in at the end.
                 later.sort(key=lambda lane: -lane.budget_units())
-                futures += [(lane, pool.submit(self._one, lane)) for lane in later]
+                futures += [(lane, pool.submit(self._one, lane)) for lane in later + last]
             except BaseException:
                 for _, future in futures:
                     future.cancel()
@@ -502,6 +506,13 @@ class ExercisePlan:
         plan.hangs = Hangs(settings.stop_after_timeouts, [index for index, _, _ in main])
         plan.lanes = [Lane(plan, main[part::parts], part=part)
                       for part in range(parts)] + own
+        hidden = [item for item in main if item[1].hidden]
+        if settings.hidden_last and parts == 1 and 0 < len(hidden) < len(main):
+            # (time_limit.hidden_last) the hidden and drawn cases, many short calls, fill in
+            # after the lanes of their own, which hold one long case each; the main order
+            # and so the stop after time-outs in a row are the same.
+            plan.lanes = [Lane(plan, main[:len(main) - len(hidden)], part=0),
+                          Lane(plan, hidden, part=1, last=True)] + own
         plan.sandboxes = Sandboxes([lane.kind for lane in plan.lanes])
         return plan
 
@@ -788,11 +799,14 @@ class Lane:
     is discarded: exactly what grading after the calibration would have done.
     """
 
-    def __init__(self, plan, cases, part=None):
+    def __init__(self, plan, cases, part=None, last=False):
         self.plan, self.cases = plan, cases
         self.part = part
         """Which of the exercise's main lanes this is (0: the first, which reports the
         import), or None for a lane of its own (``time_limit.own_worker``)."""
+        self.last = last
+        """Whether the lane is handed out after every other lane (``time_limit.hidden_last``:
+        a main lane of hidden and drawn cases only)."""
 
     @property
     def main(self):

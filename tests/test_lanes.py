@@ -277,3 +277,61 @@ def test_cases_dealt_to_two_main_lanes_keep_their_verdicts(policy, run, submissi
     assert one.score == two.score == serial.score == one.max_score
     assert outcomes(one) == outcomes(two) == outcomes(serial)
     assert one.facts['cases'] == two.facts['cases']
+
+
+def test_hidden_cases_last_fill_in_after_the_lanes_of_their_own(policy, run, submission,
+                                                                  monkeypatch, tmp_path):
+    """``time_limit.hidden_last``: the main lane's hidden and drawn cases run as a main lane
+    of their own, handed out after every other lane, with the verdicts of one main lane; each
+    sandbox still runs its public cases first, and one after the other, every lane of the
+    route planner shares one sandbox."""
+    folder = submission('travel', ROOT / 'reference' / 'travel')
+    policy = fewer_cases(policy, 'travel', tmp_path / 'course')
+    handed = handed_out(monkeypatch)
+    ran, replies = {}, engine.Lane._case_replies
+
+    def recording(self, lane_run, session, done, case, *args, **kwargs):
+        ran.setdefault(id(session), []).append(case.hidden)
+        return replies(self, lane_run, session, done, case, *args, **kwargs)
+    monkeypatch.setattr(engine.Lane, '_case_replies', recording)
+    booted = spawns(monkeypatch)
+
+    def travel(last, jobs):
+        course = with_exercise(policy, 'travel', hidden_last=last)
+        lane_run = engine.Run(course, calibration=run.calibration, isolation=run.isolation,
+                              jobs=jobs)
+        handed.clear(), ran.clear(), booted.clear()
+        return engine.grade(course, folder, run=lane_run, only=['travel']).exercise('travel')
+    one = travel(False, 2)
+    assert not any(lane.last for lane in handed)
+    assert len([lane for lane in handed if lane.part is not None]) == 1
+    apart = travel(True, 2)
+    main, hidden = [lane for lane in handed if lane.part is not None]
+    assert main.main and not main.kind[1]               # the public cases, the import
+    assert hidden.last and hidden.kind == (False, True)  # the hidden and drawn ones
+    assert handed[0] is main and handed[-1] is hidden    # after the lanes of their own
+    assert any(lane.part is None for lane in handed[1:-1])
+    assert sorted(index for lane in (main, hidden) for index, _, _ in lane.cases) == \
+        sorted(main.plan.hangs.position)                 # the same main order
+    for cases in ran.values():
+        assert cases == sorted(cases), cases             # False (public) before True
+    serial = travel(True, 1)
+    assert len(booted) == 1 and len(ran) == 1            # public, public, hidden, hidden
+    assert list(ran.values())[0] == sorted(list(ran.values())[0])
+    assert one.score == apart.score == serial.score == one.max_score
+    assert outcomes(one) == outcomes(apart) == outcomes(serial)
+    assert one.facts['cases'] == apart.facts['cases'] == serial.facts['cases']
+    assert {r.facts['child_starts'] for r in (one, apart, serial)} == {1}
+
+
+def test_hidden_last_is_read_from_the_policy(policy, tmp_path):
+    import yaml
+    document = yaml.safe_load((ROOT / 'grading.yaml').read_text())
+    assert document['exercises']['travel']['time_limit']['hidden_last'] is True
+    assert config.load(ROOT / 'grading.yaml').exercises['travel'].hidden_last
+    assert not config.load(ROOT / 'grading.yaml').exercises['eightpuzzle'].hidden_last
+    document['exercises']['travel']['time_limit']['hidden_last'] = 'yes'
+    bad = tmp_path / 'grading.yaml'
+    bad.write_text(yaml.safe_dump(document))
+    with pytest.raises(UserError, match='hidden_last'):
+        config.load(bad)
