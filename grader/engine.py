@@ -653,6 +653,16 @@ class Hangs:
         with self._lock:
             return self.stop is not None and self.position[index] > self.stop
 
+    def passed_over(self, lane):
+        """Whether none of ``lane``'s cases is to run: the stop is known, and the lane is one
+        of its own, or a main lane whose every case comes after the stop (a lane of hidden
+        cases handed out last, ``time_limit.hidden_last``)."""
+        with self._lock:
+            if self.stop is None:
+                return False
+            return lane.part is None or all(self.position[index] > self.stop
+                                            for index, _, _ in lane.cases)
+
     def note(self, lane, index, replies):
         """The replies of a main lane's case ``index``; the stop, once every case up to it is
         done, stops the own lanes' children."""
@@ -828,7 +838,7 @@ class Lane:
         # child starts and imports the module meanwhile).
         self.plan.sandboxes.begin(self.kind)
         try:
-            if self.part is None and self.plan.hangs.stopped.is_set():
+            if self.plan.hangs.passed_over(self):
                 return LaneResult()     # judged as not run (ExercisePlan.result): no sandbox
             done = self._attempt(run, submission_dir, self.main, started)
             if done is None:       # a call timed out under its smaller, early limit

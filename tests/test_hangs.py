@@ -154,13 +154,16 @@ def test_other_lanes_of_a_stopped_exercise_are_not_run_whatever_they_did(
     assert verdicts(result) == eightpuzzle_waiting
 
 
+@pytest.mark.parametrize('hidden_last', [False, True])
 def test_a_lane_that_starts_after_the_stop_boots_no_sandbox(
-        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path, monkeypatch):
-    """One lane at a time, the own lanes start after the main lane stopped: their cases are
-    judged as not run without a sandbox of their own, with the verdicts of waiting."""
+        eightpuzzle_course, eightpuzzle_waiting, run, tmp_path, monkeypatch, hidden_last):
+    """One lane at a time, the own lanes (and, with ``hidden_last``, the lane of the drawn
+    starts) start after the main lane stopped: their cases are judged as not run without a
+    sandbox of their own, with the verdicts of waiting."""
     folder = looping_eightpuzzle(tmp_path)
     booted = spawns(monkeypatch)
-    quick = quick_limits(eightpuzzle_course, 'eightpuzzle', 3)
+    quick = with_exercise(quick_limits(eightpuzzle_course, 'eightpuzzle', 3), 'eightpuzzle',
+                          hidden_last=hidden_last)
     one_at_a_time = engine.Run(quick, calibration=run.calibration, isolation=run.isolation)
     result = engine.grade(quick, folder, run=one_at_a_time,
                           only=['eightpuzzle']).exercise('eightpuzzle')
