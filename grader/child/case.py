@@ -34,6 +34,9 @@ from grader.child import channel, layers, tally
 _exit = os._exit
 _kill, _getpid = os.kill, os.getpid
 _setitimer = signal.setitimer
+# ``signal.signal`` wraps this in enum conversions, whose code and objects a case process
+# would touch, and so copy from the runner, page by page (about 40 pages a case).
+_set_handler = getattr(signal, '_signal', signal).signal
 _perf = time.perf_counter
 
 
@@ -271,8 +274,8 @@ def run(job, reply_fd, case_filter, probe):
         # The module sees the command line of a plain ``python file.py``.
         sys.argv = [job['module_path']]
         sys.orig_argv = [os.path.basename(sys.executable), job['module_path']]
-        signal.signal(signal.SIGALRM, _alarm)
-        signal.signal(signal.SIGPROF, _alarm)
+        _set_handler(signal.SIGALRM, _alarm)
+        _set_handler(signal.SIGPROF, _alarm)
         channel.write_all(reply_fd, mark())
         reply.update(_serve(job, capture, probe))
     except BaseException as exc:  # noqa: B036 - a failure of this process is a reply too

@@ -13,6 +13,9 @@ _write = os.write
 _read = os.read
 _dumps = json.dumps
 _loads = json.loads
+_ENCODER = json.JSONEncoder(separators=(',', ':'), allow_nan=False)
+"""What :func:`encode` writes with: made once in the runner, so a case process does not make
+(and copy the pages of) an encoder of its own for its reply."""
 
 
 class Closed(Exception):
@@ -50,7 +53,7 @@ class Lines:
 def encode(message):
     """One message as bytes; a message that cannot be encoded becomes an error message."""
     try:
-        text = _dumps(message, separators=(',', ':'), allow_nan=False)
+        text = _ENCODER.encode(message)
     except (TypeError, ValueError) as exc:
         text = _dumps({'status': 'error', 'id': message.get('id', -1),
                        'error': f'the observation could not be encoded ({safe_text(exc)})'})
