@@ -208,3 +208,30 @@ def test_the_engine_scoring_and_reports_name_no_fact_of_a_plugin():
         text = path.read_text(encoding='utf-8')
         named = {n for n in names if f"'{n}'" in text or f'"{n}"' in text}
         assert not named, f'{path.name} names {sorted(named)}'
+
+
+def test_the_registry_is_listed_once_and_follows_each_mount():
+    """A command asks for the plug-ins many times: the folder is listed and the judges are
+    imported once, and a plug-in mounted later is in the registry from then on (in a
+    process of its own: a mount stays for the life of the process)."""
+    program = f'''
+import json, pathlib
+from grader import exercises
+listed = []
+iterdir = pathlib.Path.iterdir
+pathlib.Path.iterdir = lambda self: listed.append(str(self)) or iterdir(self)
+first = sorted(exercises.registry())
+for _ in range(20):
+    assert sorted(exercises.registry()) == first
+exercises.registry()['changed'] = None
+exercises.mount({str(COURSE / 'plugins' / 'nim')!r})
+after = sorted(exercises.registry())
+print(json.dumps({{'first': first, 'after': after, 'listed': len(listed)}}))
+'''
+    done = subprocess.run([sys.executable, '-c', program], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert 'nim' not in seen['first'] and 'changed' not in seen['after']
+    assert sorted(seen['first'] + ['nim']) == seen['after']
+    assert seen['listed'] == 1

@@ -20,6 +20,7 @@ and packages elsewhere that grading.yaml names (``plugin: FOLDER``), which
 :func:`mount` makes importable as ``grader.exercises.<folder name>``, the
 same name they would have here (so the sandbox ships and imports them alike).
 """
+import functools
 import importlib
 import importlib.util
 import sys
@@ -43,22 +44,38 @@ def exercise_in(package):
     return getattr(judge, 'EXERCISE', None)
 
 
+@functools.lru_cache(maxsize=1)
+def _shipped():
+    """``{package name: folder}`` of the plug-in packages of this folder, listed once per
+    process (they are part of the installed grader)."""
+    return {path.name: path for path in sorted(Path(__path__[0]).iterdir())
+            if (path / '__init__.py').is_file()}
+
+
 def folders():
     """``{package name: folder}`` of every plug-in package: this folder's, then mounted ones."""
-    found = {path.name: path for path in sorted(Path(__path__[0]).iterdir())
-             if (path / '__init__.py').is_file()}
+    found = dict(_shipped())
     found.update(_mounted)
     return found
 
 
+_registries = {}
+"""``{the mounted plug-ins (a tuple of their items): the registry}``: a command asks for the
+plug-ins a score of times, each a listing of the folders and an import of every judge."""
+
+
 def registry():
     """All exercise plug-ins (shipped here or mounted), by exercise name."""
-    found = {}
-    for package in folders():
-        exercise = exercise_in(package)
-        if exercise is not None:
-            found[exercise.name] = exercise
-    return found
+    key = tuple(_mounted.items())
+    found = _registries.get(key)
+    if found is None:
+        found = {}
+        for package in folders():
+            exercise = exercise_in(package)
+            if exercise is not None:
+                found[exercise.name] = exercise
+        _registries[key] = found
+    return dict(found)
 
 
 def get(name):
