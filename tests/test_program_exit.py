@@ -1,7 +1,8 @@
 """``grader grade`` and ``grader check`` end their process as soon as they are done.
 
-The program (``main()`` without arguments) runs the exit functions and flushes its
-output, then ends without the interpreter's teardown (:func:`grader.cli.end_now`);
+The program (``main()`` without arguments) runs without the cyclic garbage collector,
+then runs the exit functions and flushes its output, and ends without the interpreter's
+teardown (:func:`grader.cli.end_now`);
 what it printed and wrote is whole, its exit status is the command's, and nothing it
 started is left running.  Other commands, and calls with arguments (the tests', the
 platforms' in-process ones), return as before.
@@ -17,9 +18,11 @@ import pytest
 from gradertest import ROOT
 
 PROGRAM = textwrap.dedent('''
-    import atexit, os, sys
+    import atexit, gc, os, sys
     marks = sys.argv.pop(1)
     atexit.register(lambda: open(os.path.join(marks, 'exit-functions-ran'), 'w').close())
+    atexit.register(lambda: gc.isenabled() or open(os.path.join(marks, 'collector-off'),
+                                                    'w').close())
     from grader.cli import main
     code = main()
     open(os.path.join(marks, 'main-returned'), 'w').close()
@@ -54,7 +57,8 @@ def test_grade_and_check_end_at_once_with_everything_written(tmp_path, folder, c
     report = tmp_path / 'result.json'
     done, marks = program(tmp_path, command, str(folder), '--json', str(report))
     assert done.returncode == 0, done.stderr
-    assert marks == {'exit-functions-ran'}          # ended in main(), after the exit functions
+    # ended in main(), after the exit functions, the collector off
+    assert marks == {'exit-functions-ran', 'collector-off'}
     assert ('Score: ' if command == 'grade' else 'tictactoe') in done.stdout
     assert done.stdout.endswith('\n') and not done.stderr.strip()
     assert json.loads(report.read_text())['exercises'][0]['name'] == 'tictactoe'
@@ -63,13 +67,13 @@ def test_grade_and_check_end_at_once_with_everything_written(tmp_path, folder, c
 def test_a_failing_grade_ends_with_its_status(tmp_path):
     done, marks = program(tmp_path, 'grade', str(tmp_path / 'nowhere'))
     assert done.returncode == 2 and done.stderr.startswith('grader: error: ')
-    assert marks == {'exit-functions-ran'}
+    assert marks == {'exit-functions-ran', 'collector-off'}
 
 
 def test_other_commands_and_calls_with_arguments_return(tmp_path, folder):
     done, marks = program(tmp_path, 'doctor')
     assert done.returncode == 0, done.stderr
-    assert marks == {'main-returned', 'exit-functions-ran'}
+    assert marks == {'main-returned', 'exit-functions-ran'}   # the collector on
     from grader import cli
     assert cli.main(['--config', str(ROOT / 'grading.yaml'), 'check', str(folder), '-q',
                      '--json', str(tmp_path / 'in-process.json')]) == 0
