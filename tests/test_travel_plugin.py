@@ -130,3 +130,40 @@ def test_expansion_order_names_the_search(settings):
     assert judge.describe_order([{'f', 'time'}, {'f'}]) == 'A*'
     assert judge.describe_order([{'time'}, {'time', 'hops'}]) == 'time only (Dijkstra)'
     assert judge.describe_order([{'f'}, {'hops'}]) == 'unclear'
+
+
+def _with_stops_file(settings, which, path):
+    import dataclasses
+    prefix = 'large_' if which == 'large' else ''
+    return dataclasses.replace(settings, options={**settings.options,
+                                                  prefix + 'stops_file': str(path)})
+
+
+@pytest.mark.parametrize('cache', ['on', 'off'])
+def test_the_stop_count_of_a_plan_is_the_citys_and_reads_no_city_once_kept(
+        settings, tmp_path, monkeypatch, cache):
+    """The expansion limits need a city's number of stops only: kept in the document cache
+    by the stops file's digest, a plan reads no city (the judge reads it for the trips), and
+    another file gets its own count; with the cache off, the city is read."""
+    import functools
+    import json
+
+    from grader.exercises.travel import network as tram
+    monkeypatch.setenv('GRADER_CACHE_DIR', str(tmp_path / 'cache') if cache == 'on' else '')
+    monkeypatch.setattr(judge, '_counted', {})
+    expected = {which: len(judge.network_of(settings, which).stops)
+                for which in ('small', 'large')}
+    assert {which: judge.stop_count(settings, which) for which in expected} == expected
+    fewer = tmp_path / 'fewer.json'
+    fewer.write_text(json.dumps(tram.load_json(settings.options['stops_file'])[:-3]))
+    assert judge.stop_count(_with_stops_file(settings, 'small', fewer), 'small') == \
+        expected['small'] - 3
+    # as another process would: nothing read yet, the same cache folder
+    read, from_files = [], tram.Network.from_files.__func__
+    monkeypatch.setattr(tram.Network, 'from_files', classmethod(
+        lambda cls, *files: read.append(files) or from_files(cls, *files)))
+    monkeypatch.setattr(tram, '_read', functools.lru_cache(maxsize=8)(
+        lambda stops, routes: tram.Network.from_files(stops, routes)))
+    monkeypatch.setattr(judge, '_counted', {})
+    assert judge.stop_count(settings, 'large') == expected['large']
+    assert len(read) == (0 if cache == 'on' else 1), read
