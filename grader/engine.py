@@ -504,15 +504,16 @@ class ExercisePlan:
         # in one lane (Hangs).
         parts = max(1, min(settings.main_lanes, len(main)))
         plan.hangs = Hangs(settings.stop_after_timeouts, [index for index, _, _ in main])
-        plan.lanes = [Lane(plan, main[part::parts], part=part)
-                      for part in range(parts)] + own
-        hidden = [item for item in main if item[1].hidden]
-        if settings.hidden_last and parts == 1 and 0 < len(hidden) < len(main):
+        public = [item for item in main if not item[1].hidden]
+        if settings.hidden_last and parts == 1 and 0 < len(public) < len(main):
             # (time_limit.hidden_last) the hidden and drawn cases, many short calls, fill in
             # after the lanes of their own, which hold one long case each; the main order
             # and so the stop after time-outs in a row are the same.
-            plan.lanes = [Lane(plan, main[:len(main) - len(hidden)], part=0),
-                          Lane(plan, hidden, part=1, last=True)] + own
+            plan.lanes = [Lane(plan, public, part=0),
+                          Lane(plan, main[len(public):], part=1, last=True)] + own
+        else:
+            plan.lanes = [Lane(plan, main[part::parts], part=part)
+                          for part in range(parts)] + own
         plan.sandboxes = Sandboxes([lane.kind for lane in plan.lanes])
         return plan
 
