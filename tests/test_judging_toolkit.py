@@ -209,3 +209,17 @@ def test_a_sentence_across_cases_names_no_count_of_a_hidden_case():
         ('generated-2', '', '', {}) and said[2].kind == kinds.HIDDEN
     facts = kinds.scrubbed({'evidence': {'reason': '53 on zqx-secret', 'spread': 2.0}}, labels)
     assert facts == {'evidence': {'reason': kinds.ON_A_HIDDEN_CASE, 'spread': 2.0}}
+
+
+@pytest.mark.parametrize('works, shown', [
+    ([0.001, 0.06], False),         # one case slowed by the load: no search shown
+    ([0.03, 0.06], True),
+    ([0.001, 0.001, 0.5], False),
+    ([0.001, 0.03, 0.5], True),
+    ([0.001, 0.001, 0.06, 0.06], False),
+    ([], False),
+])
+def test_one_slowed_case_never_shows_a_search_by_time(works, shown):
+    """The time evidence reads the lower median of the heavy cases: with two, the smaller."""
+    from grader.judging import evidence
+    assert evidence.searched_by_time(works, 0.02) is shown

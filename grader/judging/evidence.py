@@ -238,12 +238,13 @@ def searched_by_time(works, floor_seconds, baseline=()):
     reach the floor and, with ``baseline`` (the requests that search nothing),
     also what the baseline's own CPU times vary by: a case carries the noise
     of everything its process does besides the search, so on a busy machine a
-    small search cannot be told from none, and none is shown.  The median
-    keeps one case slowed by the load from showing a search that was not made.
+    small search cannot be told from none, and none is shown.  The median (the
+    lower of the two middle ones, so with two cases the smaller) keeps one case
+    slowed by the load from showing a search that was not made.
     """
     if not works:
         return False
-    return statistics.median(works) >= max(floor_seconds, spread_of(baseline))
+    return statistics.median_low(works) >= max(floor_seconds, spread_of(baseline))
 
 
 def withdraw(outcomes, checks, kind, message):
