@@ -60,7 +60,9 @@ def test_no_sandbox_runs_a_public_case_after_a_hidden_one(policy, run, submissio
     ran, replies = {}, engine.Lane._case_replies
 
     def recording(self, lane_run, session, done, case, *args, **kwargs):
-        ran.setdefault(id(session), []).append(case.hidden)
+        # keyed by the session itself, kept alive here: an id may be reused by the next
+        # sandbox once one is freed, which would merge two sandboxes' cases
+        ran.setdefault(session, []).append(case.hidden)
         return replies(self, lane_run, session, done, case, *args, **kwargs)
     monkeypatch.setattr(engine.Lane, '_case_replies', recording)
     for jobs in (1, 2):
@@ -291,7 +293,9 @@ def test_hidden_cases_last_fill_in_after_the_lanes_of_their_own(policy, run, sub
     ran, replies = {}, engine.Lane._case_replies
 
     def recording(self, lane_run, session, done, case, *args, **kwargs):
-        ran.setdefault(id(session), []).append(case.hidden)
+        # keyed by the session itself, kept alive here: an id may be reused by the next
+        # sandbox once one is freed, which would merge two sandboxes' cases
+        ran.setdefault(session, []).append(case.hidden)
         return replies(self, lane_run, session, done, case, *args, **kwargs)
     monkeypatch.setattr(engine.Lane, '_case_replies', recording)
     booted = spawns(monkeypatch)
