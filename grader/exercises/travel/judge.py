@@ -140,19 +140,20 @@ def stop_count(settings, which='small'):
     limits of a plan need only that number, and reading the efficiency city (1.3 MB of
     JSON, about 17 ms) is left to the judging of its trips, off the way to the first case."""
     path = settings.options[('large_' if which == 'large' else '') + 'stops_file']
-    key = doccache.key(STOP_COUNT, poolanswers.file_digest(path).encode())
-    count = _counted.get(key)
+    count = _counted.get(path)
     if count is None:
+        key = doccache.key(STOP_COUNT, poolanswers.file_digest(path).encode())
         count = doccache.get(key)
         if type(count) is not int or count < 0:
             count = len(network_of(settings, which).stops)
             doccache.put(key, count)
-        _counted[key] = count
+        _counted[path] = count
     return count
 
 
 _counted = {}
-"""``{cache key: stops}`` read in this process."""
+"""``{stops file: stops}`` counted in this process, as :func:`network_of` keeps each network
+it read: every request of a trip set and every judged trip asks."""
 
 
 def provided_names(settings):
