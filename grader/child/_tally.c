@@ -879,12 +879,15 @@ owned_by(entry_t *e, frame_t *frame, PyCodeObject *code, int u)
     return found;
 }
 
+/* A frame of ``code`` starts in a run; ``*at`` is set to its entry (-1: none), which the
+ * frame's end hands to ended(), so that each frame is looked up once. */
 static int
-started(frame_t *frame, PyCodeObject *code)
+started(frame_t *frame, PyCodeObject *code, int *at)
 {
     slot_t *slot = current();
     int idx = entry_of(code), canon, i, named, user, generator, ctx;
     entry_t *c;
+    *at = idx;
     if (idx < 0) { PyErr_Clear(); run_flags |= FLAG_OVERFLOW; return 0; }
     canon = entries[idx].canon;
     c = &entries[canon];
@@ -941,10 +944,14 @@ started(frame_t *frame, PyCodeObject *code)
     return 0;
 }
 
+/* A frame of ``code`` ends; ``idx`` is the entry started() found for it, or -1 (looked up
+ * here: the profile function's return event, or an entry the run no longer holds). */
 static void
-ended(PyCodeObject *code)
+ended(PyCodeObject *code, int idx)
 {
-    int idx = entry_of(code), canon;
+    int canon;
+    if (idx < 0 || idx >= n_entries || entries[idx].code != (PyObject *)code)
+        idx = entry_of(code);
     if (idx < 0) { PyErr_Clear(); return; }
     canon = entries[idx].canon;
     if (entries[idx].unit && unit_active[entries[idx].unit - 1] > 0)
@@ -1032,8 +1039,9 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     }
     if (running) {
         if (what == PyTrace_CALL) {
+            int at;
             skip_return = NULL;
-            if (started(frame, code) < 0) {
+            if (started(frame, code, &at) < 0) {
                 /* Stopped is raised in the frame that starts.  It is not pushed: its
                  * return event is skipped (nothing starts between the two). */
                 skip_return = frame;
@@ -1042,7 +1050,7 @@ profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             }
         }
         else if (frame == skip_return) skip_return = NULL;
-        else ended(code);
+        else ended(code, -1);
     } else if (given && what == PyTrace_CALL) {
         outside_run(code);
     }
@@ -1133,13 +1141,14 @@ evaluate(PyThreadState *ts, frame_t *frame, int throwflag)
         result = _PyEval_EvalFrameDefault(ts, frame, throwflag);
         if (running && depth == 0) close_run();
     } else if (running) {
-        if (started(frame, code) < 0) {
+        int at;
+        if (started(frame, code, &at) < 0) {
             /* Stopped is raised in the frame that starts, before its first instruction
              * (as generator.throw does on a fresh generator); it was not pushed. */
             result = _PyEval_EvalFrameDefault(ts, frame, 1);
         } else {
             result = _PyEval_EvalFrameDefault(ts, frame, throwflag);
-            if (running) ended(code);
+            if (running) ended(code, at);
         }
     } else {
         if (given) outside_run(code);
