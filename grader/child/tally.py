@@ -24,6 +24,7 @@ Without the extension nothing is counted: an official grade refuses to run
 (:mod:`grader.instruments`), and a self-check's counted checks say they are
 not checked on this machine.
 """
+import binascii
 import importlib.machinery
 import importlib.util
 import os
@@ -259,11 +260,13 @@ def read(pid):
     'flags', 'closed', 'units', 'events', 'states', 'listings', 'stopped'}`` (``units``: the
     calls of each function :func:`hold` named, in its order; then the route planner's
     expansion counts, and whether the run was stopped past its limit), with ``order`` (the
-    first run's event expansions, each ``[code hash, time or None]``), ``made_order`` (the
-    states its States were first made from, in order, the same way), ``states`` (the states the
-    first run handed the first of them, each as the number its tiles spell, in call order)
-    and ``unread`` (its calls whose state could not be read); None when nothing can be
-    read."""
+    first run's event expansions: their stop codes' hashes, then their clock times, NaN where
+    not known), ``made_order`` (the states its States were first made from, in order, the
+    same way), ``states`` (the states the first run handed the first of them, each as the
+    number its tiles spell, in call order), those three as :func:`_packed` text of the
+    block's own arrays (little-endian; :func:`grader.sandbox.protocol.tally_lists` makes
+    lists of them), and ``unread`` (its calls whose state could not be read); None when
+    nothing can be read."""
     if not _layout:
         return None
     address, size = _layout
@@ -304,10 +307,17 @@ def read(pid):
                       'units': units, 'events': events, 'states': made,
                       'listings': listings, 'stopped': bool(stopped)})
     _, unread = RECORDS.unpack_from(data, head - RECORDS.size)
-    order, made_order = _order(codes, times), _order(made_codes, made_times)
     return {'runs': runs, 'flags': flags, 'slots': slots, 'others_ns': others_ns,
-            'main_ns': main_ns, 'states': list(struct.unpack(f'<{recorded}I', states)),
-            'unread': unread, 'order': order, 'made_order': made_order}
+            'main_ns': main_ns, 'states': _packed(states), 'unread': unread,
+            'order': _packed(codes + times), 'made_order': _packed(made_codes + made_times)}
+
+
+def _packed(data):
+    """The bytes ``data`` as base64 text: how the arrays of a tally travel to the parent
+    (:func:`grader.sandbox.protocol.tally_lists` reads them back).  As JSON numbers, thousands
+    of them a reply, they cost the runner's encoder, the parent's decoder and its reply
+    check item by item."""
+    return binascii.b2a_base64(data, newline=False).decode('ascii')
 
 
 def _pairs(fd, at, count):
@@ -322,10 +332,3 @@ def _pairs(fd, at, count):
         return None, None
     return codes, times
 
-
-def _order(codes, times):
-    """``[[code hash, time or None]]`` of an order's arrays."""
-    count = len(codes) // 8
-    return [[code, None if time != time else time]
-            for code, time in zip(struct.unpack(f'<{count}Q', codes),
-                                  struct.unpack(f'<{count}d', times))]

@@ -13,10 +13,12 @@ well-formed JSON object with the right token, id and shape as a failed call.
 Student output is never part of this channel: what a submission prints goes
 to separate, capped pipes and is shown to the instructor as text only.
 """
+import base64
 import json
 import os
 import re
 import select
+import struct
 import sys
 import time
 
@@ -30,10 +32,23 @@ refused."""
 MAX_DIGITS = 40
 """Most digits a number in a decoded message may have."""
 
-ORDER = {'type': 'array', 'maxItems': 6000, 'items': {
-    'type': 'array', 'minItems': 2, 'maxItems': 2,
-    'prefixItems': [{'type': 'integer', 'minimum': 0}, {'type': ['number', 'null']}]}}
-"""An order of expansions the counter noted: ``[stop code hash, clock time or None]``."""
+ORDERED = 6000
+"""Most expansions the counter notes in order (grader/child/_tally.c's ORDERED)."""
+RECORDED = 8192
+"""Most states the counter notes (grader/child/_tally.c's RECORDED)."""
+HIGHEST_STATE = 876543210
+"""The largest number nine tiles spell."""
+
+
+def _packed_text(size):
+    """The schema of base64 text of at most ``size`` bytes (see :func:`tally_lists`)."""
+    return {'type': 'string', 'maxLength': 4 * -(-size // 3)}
+
+
+ORDER = _packed_text(16 * ORDERED)
+"""An order of expansions the counter noted, as the runner sends it: the stop codes' hashes
+(unsigned 64-bit) then the clock times (doubles, NaN where not known), little-endian, as
+base64 text."""
 ENVELOPE_SCHEMA = {
     'type': 'object',
     'required': ['token', 'id', 'status'],
@@ -56,9 +71,7 @@ ENVELOPE_SCHEMA = {
                       'flags': {'type': 'integer', 'minimum': 0},
                       'others_ns': {'type': 'integer', 'minimum': 0},
                       'main_ns': {'type': 'integer', 'minimum': 0},
-                      'states': {'type': 'array', 'maxItems': 8192,
-                                 'items': {'type': 'integer', 'minimum': 0,
-                                           'maximum': 876543210}},
+                      'states': _packed_text(4 * RECORDED),
                       'unread': {'type': 'integer', 'minimum': 0},
                       'order': ORDER,
                       'made_order': ORDER,
@@ -159,6 +172,47 @@ def decode(text, nesting=True):
                           parse_constant=_constant)
     except (ValueError, RecursionError):
         return None
+
+
+def tally_lists(tally):
+    """A runner's tally with its arrays as lists (the runner sends them packed,
+    :func:`grader.child.tally.read`): ``order`` and ``made_order`` as ``[[stop code hash,
+    clock time or None]]``, ``states`` as numbers; the tally itself when it is not a dict
+    (none was read), :data:`MALFORMED` when an array is not what the counter writes (not
+    base64, a ragged length, more items than it notes, an infinite time, a number no tiles
+    spell)."""
+    if not isinstance(tally, dict):
+        return tally
+    lists = dict(tally)
+    try:
+        for key in ('order', 'made_order'):
+            data = _unpacked(tally.get(key, ''), 16, ORDERED)
+            count = len(data) // 16
+            codes = struct.unpack(f'<{count}Q', data[:8 * count])
+            times = struct.unpack(f'<{count}d', data[8 * count:])
+            if any(t in (_INFINITY, -_INFINITY) for t in times):
+                return MALFORMED
+            lists[key] = [[code, None if t != t else t] for code, t in zip(codes, times)]
+        data = _unpacked(tally.get('states', ''), 4, RECORDED)
+        states = list(struct.unpack(f'<{len(data) // 4}I', data))
+    except (ValueError, TypeError, struct.error):   # binascii.Error is a ValueError
+        return MALFORMED
+    if states and max(states) > HIGHEST_STATE:
+        return MALFORMED
+    lists['states'] = states
+    return lists
+
+
+_INFINITY = float('inf')
+
+
+def _unpacked(text, item, most):
+    """The bytes of the base64 ``text`` (strictly: nothing but its alphabet), at most ``most``
+    items of ``item`` bytes; ValueError otherwise."""
+    data = base64.b64decode(text, validate=True)
+    if len(data) % item or len(data) > item * most:
+        raise ValueError('not an array the counter writes')
+    return data
 
 
 def encode(message):

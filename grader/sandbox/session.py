@@ -616,11 +616,13 @@ class Session:
         wall = time.monotonic() - started
         after = self.clock.read() if self.clock else None
         sandbox_cpu = (after - before) if after is not None and before is not None else 0.0
-        if not self._genuine(raw, ident):
+        tally = protocol.tally_lists(raw.get('tally')) if self._genuine(raw, ident) else \
+            protocol.MALFORMED
+        if tally is protocol.MALFORMED:
             self._kill()
             return Reply(status='invalid', kind='invalid', wall=wall,
                          error='the sandbox reply was malformed (tampered channel?)')
-        return self._ended(raw, hard, wall, sandbox_cpu, stopped_for)
+        return self._ended(dict(raw, tally=tally), hard, wall, sandbox_cpu, stopped_for)
 
     def _ended(self, raw, limit, wall, sandbox_cpu, stopped_for=None):
         """The :class:`Reply` for the runner's account of how a case process ended
