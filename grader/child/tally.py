@@ -39,7 +39,6 @@ SLOT = struct.Struct('<16Q')
 UNITS = 4
 """Functions counted by name (``_tally.c``'s ``UNITS``)."""
 RECORDS = struct.Struct('<2Q')
-ORDER = struct.Struct('<Qd')
 HEADER = struct.Struct('<8Q')
 MAGIC = 0x31796c6c61745f
 

@@ -174,6 +174,9 @@ def decode(text, nesting=True):
         return None
 
 
+_INFINITY = float('inf')
+
+
 def tally_lists(tally):
     """A runner's tally with its arrays as lists (the runner sends them packed,
     :func:`grader.child.tally.read`): ``order`` and ``made_order`` as ``[[stop code hash,
@@ -190,7 +193,7 @@ def tally_lists(tally):
             count = len(data) // 16
             codes = struct.unpack(f'<{count}Q', data[:8 * count])
             times = struct.unpack(f'<{count}d', data[8 * count:])
-            if any(t in (_INFINITY, -_INFINITY) for t in times):
+            if _INFINITY in times or -_INFINITY in times:
                 return MALFORMED
             lists[key] = [[code, None if t != t else t] for code, t in zip(codes, times)]
         data = _unpacked(tally.get('states', ''), 4, RECORDED)
@@ -201,9 +204,6 @@ def tally_lists(tally):
         return MALFORMED
     lists['states'] = states
     return lists
-
-
-_INFINITY = float('inf')
 
 
 def _unpacked(text, item, most):

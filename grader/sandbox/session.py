@@ -182,7 +182,8 @@ class Reply:
     tally: dict = None
     """What the counter tallied in the case process, read by the runner from the stopped
     process (:func:`grader.child.tally.read`), never from the case's reply: ``{'runs',
-    'flags', 'slots'}``; None when it could not be read."""
+    'flags', 'slots'}``, its arrays as lists again (:func:`protocol.tally_lists`); None when
+    it could not be read."""
     waited: bool = False
     """A time-out of a call stopped for waiting without computing (a sleep, a blocked
     read), not for its CPU time."""
