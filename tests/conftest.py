@@ -11,9 +11,20 @@ import pytest
 # pytest keeps the test modules it rewrote for their asserts in tests/__pycache__, unless
 # bytecode is not written: where the environment sets PYTHONDONTWRITEBYTECODE, each worker
 # rewrote the suite's modules again at every start (3.2-3.5 s of collection, 1.0 s with
-# them kept).  Set for this process only: the grader processes tests start keep the
-# environment's setting, and the sandboxes never write bytecode (python -B).
+# them kept).  Set for this process's collection only (pytest_collection_finish puts the
+# environment's setting back): the grader processes tests start keep it, and the sandboxes
+# never write bytecode (python -B).
+_WRITES_BYTECODE = sys.dont_write_bytecode
 sys.dont_write_bytecode = False
+
+collect_ignore_glob = ['submissions/*', 'bugs/*', 'copies/*', 'adversarial/submissions/*',
+                       'adversarial/forging/*', 'plugin_course/*']
+"""Example submissions and course files, never test modules, whatever their names (three
+examples end in ``_test.py``)."""
+
+
+def pytest_collection_finish(session):
+    sys.dont_write_bytecode = _WRITES_BYTECODE
 
 from gradertest import MODULES_WITH, ROOT, SHARED_BY_MODULE, SHARED_WITH, SUBMISSIONS  # noqa: E402,F401  (re-exported for old imports)
 
