@@ -210,18 +210,22 @@ def bench_check_latency(repeats):
         cases = [(EXERCISE_OF[rel], folder_of(tmp, EXERCISE_OF[rel], {rel: src}))
                  for rel, src in HANDOUT.items()]
         together = folder_of(tmp, 'all-four', HANDOUT)
-        for label, folder in [*cases, ('all four together (one `grader check`, both assignments)',
-                                        together)]:
+        for label, folder, *options in [
+                *cases, ('all four together (one `grader check`, both assignments)', together),
+                ('all four together, `grader check --full` (the information-only starts too)',
+                 together, '--full')]:
             samples, cpu, seen = [], [], set()
             for _ in range(repeats):
                 before = children_cpu()
-                seconds, proc = timed([*GRADER, 'check', str(folder), '--color', 'never'])
+                seconds, proc = timed([*GRADER, 'check', str(folder), '--color', 'never',
+                                       *options])
                 cpu.append(children_cpu() - before)
                 samples.append(seconds)
                 seen.add(tuple(line for line in proc.stdout.splitlines()
                                if line.startswith('Score')))
             assert len(seen) == 1, f'unstable verdicts for {label}: {seen}'
-            first = [first_result(on_a_terminal('check', str(folder), '--color', 'never')[1])
+            first = [first_result(on_a_terminal('check', str(folder), '--color', 'never',
+                                                *options)[1])
                      for _ in range(repeats)]
             rows.append((f'2. check latency: {label}', f'{median(samples):.2f} s',
                          f'{median(cpu):.2f} s of CPU; the first case judged on the '

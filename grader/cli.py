@@ -74,6 +74,10 @@ def parser(light=False):
     p.add_argument('path', nargs='?', default='.', help='submission folder (default: here)')
     p.add_argument('--assignment', help="assignment name, or 'all' (default: every assignment "
                                         'whose files are found)')
+    p.add_argument('--full', action='store_true',
+                   help='also run the long calls of information-only checks (the eight '
+                        "puzzle's hard and unsolvable starts), each stopped at the self-check's "
+                        'limit')
     _add_outputs(p)
 
     p = sub.add_parser('grade', help='grade a submission folder (all checks, hidden included)')
@@ -288,9 +292,12 @@ def _grade_started(args, include_hidden):
                         'or pick one with --assignment NAME', args.path)
     # A sandbox for each worker the run will keep busy, booting while the first exercise
     # is planned (the one spawned above serves the first lane).
-    session.keep_spares(min(args.jobs, engine.lanes_expected(policy, graded, chosen)),
+    full = getattr(args, 'full', False)        # `grader check --full`
+    quick = not include_hidden and not full
+    session.keep_spares(min(args.jobs, engine.lanes_expected(policy, graded, chosen, quick)),
                         isolation, sandbox)
-    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs, isolation=isolation)
+    run = engine.Run(policy, include_hidden=include_hidden, jobs=args.jobs, isolation=isolation,
+                     full=full)
     if not args.quiet:
         for missing in run.isolation.missing:
             print(f'grader: note: isolation layer unavailable: {missing}', file=sys.stderr)

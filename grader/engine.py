@@ -36,7 +36,8 @@ class Run:
     An official run (``include_hidden``) is refused without the search counter
     (:class:`grader.instruments.MissingInstrument`), before anything is graded."""
 
-    def __init__(self, policy, include_hidden=True, calibration=None, isolation=None, jobs=1):
+    def __init__(self, policy, include_hidden=True, calibration=None, isolation=None, jobs=1,
+                 full=False):
         if include_hidden:      # an official grade: never without its instruments
             instruments.require_counter()
         tallies.note_counter(instruments.counter() is not None)
@@ -44,6 +45,12 @@ class Run:
         self.include_hidden = include_hidden
         self.jobs = max(1, int(jobs or 1))
         """Lanes of one submission graded at once, each in its own sandboxed child."""
+        self.full = bool(full)
+        """A full self-check: the calls that decide only an information check and would take
+        longer than :data:`SELF_CHECK_UNITS` run too, stopped there.  Without it (a quick
+        self-check, the default of ``grader check``) they are not run, and the result says so
+        (:func:`self_check_skips`).  An official grade runs every call under the course's
+        limits, whatever this says."""
         # A measurement begun by the command line (calibrate.start) goes on in a
         # process of its own while the first child starts; else it is measured
         # here when a time limit is first needed.
@@ -131,15 +138,18 @@ def pick_assignments(policy, submission_dir, requested=None):
     return present if requested == ALL else present[:1]
 
 
-def lanes_expected(policy, submission_dir, assignments):
+def lanes_expected(policy, submission_dir, assignments, quick=False):
     """How many lanes a grade of ``assignments`` is expected to have, told before any
     exercise is planned (for the sandboxes booted ahead: one too many is stopped unused):
     one for each exercise whose file is there, and one more where such an exercise lists
-    limits whose cases run in lanes of their own (``time_limit.own_worker``)."""
+    limits whose cases run in lanes of their own (``time_limit.own_worker``), but for those
+    a quick self-check (``quick``) does not run (:func:`information_calls`)."""
     names = dict.fromkeys(n for a in assignments for n in a.exercises)
     located = [n for n in names
                if plugins.get(n).locate(submission_dir, policy.exercises[n])]
-    own = any(policy.exercises[n].own_worker for n in located)
+    own = any(set(policy.exercises[n].own_worker) -
+              (information_calls(plugins.get(n), policy.exercises[n]) if quick else set())
+              for n in located)
     return len(located) + (1 if own and located else 0)
 
 
@@ -220,9 +230,10 @@ def public_duration(results):
 
 
 SELF_CHECK_UNITS = 15
-"""In a self-check (``grader check``, the pytest plug-in without hidden checks), the CPU
-limit, in calibration units, of a call that decides only an information check (0 points):
+"""In a full self-check (``grader check --full``, the pytest plug-in's ``--grader-full``), the
+CPU limit, in calibration units, of a call that decides only an information check (0 points):
 the eight puzzle's hard and unsolvable starts (:attr:`information_limits` of a plug-in).
+A quick self-check (the default) does not make those calls (:func:`self_check_skips`).
 
 The official limits of those starts (120 and 150 units) are there to tell a slow
 correct search from one that never ends, and a list-based A* like the handout's uses them
@@ -233,21 +244,39 @@ stopped at it is reported as cut short in the self-check, with the limit an offi
 grade gives it, never as a time-out of that grade.  An official grade (``grader grade``,
 a batch, Gradescope) and a check that carries points keep the course's limits."""
 
+NOT_RUN_QUICK = 'information_not_run'
+"""The fact that names the information checks a quick self-check did not run."""
+
 CUT_SHORT = 'cut short'
 """The ``kind`` of a reply whose call was stopped at :data:`SELF_CHECK_UNITS`, below its
 official limit (its ``status`` stays ``timeout``)."""
 
 
+def information_calls(plugin, settings):
+    """The limit keys of the calls a self-check caps at :data:`SELF_CHECK_UNITS`, or does not
+    make in a quick one.  A plug-in names in ``information_limits`` (``{limit key: check}``)
+    the calls that decide one check alone; each is one of them while that check has no
+    points and the course's limit is above the cap."""
+    return {key for key, check in plugin.information_limits.items()
+            if settings.points(check) == 0 and settings.factor(key) > SELF_CHECK_UNITS}
+
+
 def self_check_caps(run, plugin, settings):
     """``{limit key: units}``: the limits :data:`SELF_CHECK_UNITS` caps in this run (none in
-    an official grade).  A plug-in names in ``information_limits`` (``{limit key: check}``)
-    the calls that decide one check alone; each is capped while that check has no points."""
+    an official grade; :func:`information_calls`)."""
     if run.include_hidden:
         return {}
-    return {key: SELF_CHECK_UNITS
-            for key, check in plugin.information_limits.items()
-            if settings.points(check) == 0 and
-            settings.factor(key) > SELF_CHECK_UNITS}
+    return dict.fromkeys(information_calls(plugin, settings), SELF_CHECK_UNITS)
+
+
+def self_check_skips(run, caps):
+    """The limit keys whose calls this run does not make: those of ``caps``
+    (:func:`self_check_caps`) in a quick self-check (not ``run.full``), none otherwise.
+
+    Each such call decides an information check alone (0 points), and a list-based A* like
+    the handout's uses up the cap on each: 41 % of the CPU of a self-check of all four
+    exercises went on three of them (BENCHMARKS.md).  ``grader check --full`` makes them."""
+    return set() if run.full else set(caps)
 
 
 PLANNING_SWITCH = 0.0005
@@ -364,7 +393,8 @@ class _Schedule:
             first = lane.plan.name not in self.started_exercises
             self.started_exercises.add(lane.plan.name)
         if self.progress and first:
-            self.progress.started(lane.plan.name, len(lane.plan.cases))
+            self.progress.started(lane.plan.name,
+                                  len(lane.plan.cases) - lane.plan.cases_not_run)
         return lane.run(self.run, self.submission_dir, started=self._spare_ahead)
 
     def _spare_ahead(self):
@@ -441,6 +471,10 @@ class ExercisePlan:
         self.sandboxes = Sandboxes()
         self.caps = {}
         """``{limit key: units}`` capped in a self-check (:func:`self_check_caps`)."""
+        self.not_run = set()
+        """The information checks whose cases a quick self-check does not run
+        (:func:`self_check_skips`), and how many cases those are."""
+        self.cases_not_run = 0
         self.progress = None
         """What hears of each case judged (``progress`` of :func:`grade_many`), or None."""
 
@@ -476,6 +510,7 @@ class ExercisePlan:
         settings = run.policy.exercises[name]
         plan = cls(name, plugin, settings, plugin.locate(submission_dir, settings))
         plan.caps = self_check_caps(run, plugin, settings)
+        skips = self_check_skips(run, plan.caps)
         if plan.relpath is None:
             return plan
         cases = run.cases(name)[0]
@@ -490,6 +525,11 @@ class ExercisePlan:
         main, own = [], []
         for index, case in enumerate(cases):
             requests = plugin.requests(case, settings)
+            skipped = {r.limit_key for r in requests} & skips
+            if skipped:     # a quick self-check: its check is named as not run
+                plan.not_run.update(plugin.information_limits[key] for key in skipped)
+                plan.cases_not_run += 1
+                continue
             if any(r.limit_key in settings.own_worker for r in requests):
                 own.append(Lane(plan, [(index, case, requests)]))
             else:
@@ -558,8 +598,9 @@ class ExercisePlan:
         hidden_names = set(labels.values())
         by_check = {c: [o for o in outcomes if o.check == c] for c in settings.checks}
         declared = {check.name: check for check in self.plugin.checks}
-        # An information-only check with no cases this run (e.g. an optional check
-        # switched off in grading.yaml) is not run, rather than failed.
+        # An information-only check with no cases this run (an optional check switched off
+        # in grading.yaml, or one a quick self-check does not run) is not run, rather than
+        # failed.
         result.checks = [scoring.check_result(c, settings, by_check[c], hidden_names,
                                               declared.get(c))
                          for c in settings.checks if by_check[c] or settings.points(c) > 0]
@@ -575,7 +616,9 @@ class ExercisePlan:
             'import_seconds': round(main.import_seconds, 4),
             'wall_seconds': round(sum(lane.wall for lane in lane_results), 4),
             'child_starts': 1 + sum(lane.restarts for lane in lane_results),
-            'cases': len(cases)})
+            'cases': len(cases) - self.cases_not_run})
+        if self.not_run:
+            result.facts[NOT_RUN_QUICK] = sorted(self.not_run)
         output = ''.join(lane.output for lane in lane_results)
         if output:
             result.facts['direct_output_bytes'] = len(output.encode())

@@ -76,6 +76,10 @@ def pytest_addoption(parser):
     group.addoption('--grader-hidden', action='store_true',
                     help='also grade hidden checks whose fixture files are present '
                          '(as `grader grade`; default: public checks, as `grader check`)')
+    group.addoption('--grader-full', action='store_true',
+                    help="a full self-check, as `grader check --full`: the long calls of "
+                         "information-only checks (the eight puzzle's hard and unsolvable "
+                         "starts) run too, each stopped at the self-check's limit")
     parser.addini('grader_submission', 'submission folder to grade (relative to the ini file)')
 
 
@@ -279,7 +283,8 @@ class Grading:
                 # measured in a process of its own while the first child starts
                 calibrate.start(self.policy.calibration_repeats)
                 run = engine.Run(self.policy, include_hidden=self.include_hidden,
-                                 jobs=os.cpu_count() or 1)   # as `grader check` does
+                                 jobs=os.cpu_count() or 1,   # as `grader check` does
+                                 full=_option(self.config, 'grader_full'))
                 self._results = engine.grade_many(
                     self.policy, self.folder, [a.name for a in self.assignments], run=run,
                     only=self.selected or None)
@@ -363,7 +368,11 @@ class CheckItem(pytest.Item):
         grading = self.config.pluginmanager.get_plugin('grader-grading')
         exercise = grading.exercise(self.session, self.exercise)
         check = next((c for c in exercise.checks if c.name == self.check), None)
-        if check is None:   # an information check without cases (switched off in grading.yaml)
+        if check is None:   # an information check without cases this run
+            from grader.engine import NOT_RUN_QUICK
+            if self.check in exercise.facts.get(NOT_RUN_QUICK, ()):
+                pytest.skip(f'{self.check}: information only, not run in a quick self-check '
+                            '(--grader-full runs it)')
             pytest.skip(f'{self.check}: not run (no cases; an information check switched off '
                         'in grading.yaml)')
         self.user_properties += [('points', check.score), ('max_points', check.max_score)]

@@ -176,3 +176,24 @@ def test_all_four_exercises_and_information_checks_are_never_failures(policy, wo
     # failed information checks: xfailed (JUnit's "skipped")
     assert cases[('eightpuzzle', 'hard')] == cases[('eightpuzzle', 'unsolvable')] == ['skipped']
     assert 'grader: oulu-exercise-1' in done.stdout and 'grader: routeplanner' in done.stdout
+
+
+def test_a_quick_self_check_skips_the_long_information_calls_and_full_runs_them(workdir):
+    """As ``grader check``: the eight puzzle's hard and unsolvable starts (information only,
+    longer than the self-check's cap under the course's limits) are skipped, saying how to run
+    them; ``--grader-full`` runs them, cut short at the cap (xfailed: information only)."""
+    folder = workdir / 'submission'
+    folder.mkdir()
+    shutil.copy(HANDOUT['eightpuzzle.py'], folder / 'eightpuzzle.py')
+    reasons = {}
+    for options in ((), ('--grader-full',)):
+        done, _ = pytest_run(workdir, f'--grader-submission={folder}', f'--grader-config={CONFIG}',
+                             '-rsx', '-k', 'hard or unsolvable', *options)
+        assert done.returncode == 0, done.stdout + done.stderr
+        reasons[options] = done.stdout
+    assert 'hard: information only, not run in a quick self-check (--grader-full runs it)' \
+        in reasons[()] and 'unsolvable: information only, not run' in reasons[()], reasons[()]
+    assert '2 skipped' in reasons[()]
+    assert 'not run in a quick' not in reasons[('--grader-full',)]
+    assert 'information only (no points): ' in reasons[('--grader-full',)]
+    assert '2 xfailed' in reasons[('--grader-full',)], reasons[('--grader-full',)]

@@ -1,10 +1,12 @@
-"""The self-check (``grader check``) gives a start that is information only a short limit of
-its own (:data:`grader.engine.SELF_CHECK_UNITS`); an official grade keeps the course's.
+"""A quick self-check (``grader check``) does not make the long calls of a check that is
+information only; a full one (``--full``) gives each a short limit of its own
+(:data:`grader.engine.SELF_CHECK_UNITS`); an official grade keeps the course's.
 
 The eight puzzle's hard and unsolvable starts are information by default (0 points), and
-a list-based A* like the handout's uses up any limit on them.  In a self-check such a call
-is stopped at the cap and reported as cut short there, with the limit an official grade
-gives it; no score changes, and a start that is answered in time is judged as always.
+a list-based A* like the handout's uses up any limit on them.  A quick self-check leaves
+them out and says so; in a full one such a call is stopped at the cap and reported as cut
+short there, with the limit an official grade gives it; no score changes either way, and a
+start that is answered in time is judged as always.
 """
 import dataclasses
 
@@ -12,16 +14,16 @@ import pytest
 import yaml
 
 from grader import engine
-from gradertest import SUBMISSIONS, with_exercise
+from gradertest import ROOT, SUBMISSIONS, with_exercise
 
 KEPT = ('length-00', 'length-10', 'length-31', 'unsolvable-swapped-7-8')
 """A required start, a heuristic one, a hard one and an unsolvable one (both graded by
 default: grading.yaml's ``cases`` of the hard and unsolvable checks)."""
 
 
-def self_check_run(policy, run):
+def self_check_run(policy, run, full=True):
     return engine.Run(policy, include_hidden=False, calibration=run.calibration,
-                      isolation=run.isolation)
+                      isolation=run.isolation, full=full)
 
 
 def test_only_information_checks_are_capped_and_only_in_a_self_check(policy, run):
@@ -31,6 +33,13 @@ def test_only_information_checks_are_capped_and_only_in_a_self_check(policy, run
     assert engine.self_check_caps(self_check_run(policy, run), plugin, settings) == {
         'hard': engine.SELF_CHECK_UNITS, 'unsolvable': engine.SELF_CHECK_UNITS}
     assert engine.self_check_caps(run, plugin, settings) == {}      # an official grade
+    # A quick self-check makes none of the capped calls; a full one and an official grade
+    # make every call.
+    caps = engine.self_check_caps(self_check_run(policy, run), plugin, settings)
+    assert engine.self_check_skips(self_check_run(policy, run, full=False), caps) == \
+        {'hard', 'unsolvable'}
+    assert engine.self_check_skips(self_check_run(policy, run), caps) == set()
+    assert engine.self_check_skips(run, engine.self_check_caps(run, plugin, settings)) == set()
     # A check that carries points keeps the course's limit, in a self-check too.
     hard = dataclasses.replace(settings.checks['hard'], points=0.5)
     graded_hard = with_exercise(policy, 'eightpuzzle',
@@ -66,8 +75,8 @@ def four_starts(policy, tmp_path_factory):
     return with_starts(policy, tmp_path_factory.mktemp('starts'), KEPT)
 
 
-def self_checked(course, run, folder):
-    return engine.grade(course, folder, run=self_check_run(course, run),
+def self_checked(course, run, folder, full=True):
+    return engine.grade(course, folder, run=self_check_run(course, run, full=full),
                         only=['eightpuzzle']).exercise('eightpuzzle')
 
 
@@ -88,6 +97,61 @@ def test_the_handouts_list_style_is_cut_short_and_told_so(four_starts, run, subm
     assert result.facts['unsolvable_outcome'] == 'cut short in the self-check'
     # Stopped at the cap, far below the official limits (120 and 150 units).
     assert result.facts['student_seconds'] < 4 * engine.SELF_CHECK_UNITS * run.unit + 2
+
+
+def test_a_quick_self_check_makes_no_information_only_call(four_starts, run, submission):
+    """The default self-check leaves out the calls a full one caps: the same marks and the same
+    graded checks, two cases fewer, at least a capped call's CPU less, and the result says
+    which information checks were not run and how to run them."""
+    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / 'handout_style.py')
+    quick = self_checked(four_starts, run, folder, full=False)
+    full = self_checked(four_starts, run, folder)
+    assert quick.score == full.score == 2.5
+    assert [c.name for c in quick.checks] == \
+        [c.name for c in full.checks if c.name not in ('hard', 'unsolvable')]
+    assert [(c.name, c.passed, c.cases_total) for c in quick.checks] == \
+        [(c.name, c.passed, c.cases_total) for c in full.checks if c.name in
+         {c.name for c in quick.checks}]
+    assert quick.facts[engine.NOT_RUN_QUICK] == ['hard', 'unsolvable']
+    assert engine.NOT_RUN_QUICK not in full.facts and 'unsolvable_outcome' not in quick.facts
+    assert quick.facts['cases'] == full.facts['cases'] - 2      # one hard, one unsolvable
+    assert quick.facts['student_seconds'] < \
+        full.facts['student_seconds'] - engine.SELF_CHECK_UNITS * run.unit
+    [line] = [f for f in quick.fact_lines if f['fact'] == engine.NOT_RUN_QUICK]
+    assert line['own_line'] and 'hard and unsolvable: information only, not run in a quick ' \
+        'self-check (`grader check --full` runs them' in line['text'], line
+
+
+def test_grader_check_is_quick_unless_asked_for_the_full_one(tmp_path, monkeypatch, capsys):
+    """``grader check`` prints what it did not run; ``--full`` runs it under the cap (made
+    one unit here: what is tested is that the option reaches the run, not the cap)."""
+    import json
+
+    from grader import cli
+    folder = tmp_path / 'handed-in'
+    folder.mkdir()
+    (folder / 'eightpuzzle.py').write_text(
+        (SUBMISSIONS / 'eightpuzzle' / 'handout_style.py').read_text())
+    monkeypatch.setattr(engine, 'SELF_CHECK_UNITS', 1)
+    facts = {}
+    for options in ((), ('--full',)):
+        out = tmp_path / f'result{len(options)}.json'
+        args = ['check', str(folder), '--color', 'never', '--json', str(out), *options]
+        assert cli.main(['--config', str(ROOT / 'grading.yaml'), *args]) == 0
+        printed = capsys.readouterr().out
+        [exercise] = [e for e in json.loads(out.read_text())['exercises']
+                      if e['name'] == 'eightpuzzle']
+        facts[options] = exercise['facts']
+        checks = {c['name'] for c in exercise['checks']}
+        if options:
+            assert {'hard', 'unsolvable'} <= checks
+            assert 'cut short after' in printed and 'not run in a quick' not in printed
+        else:
+            assert not {'hard', 'unsolvable'} & checks
+            assert 'hard and unsolvable: information only, not run in a quick self-check ' \
+                '(`grader check --full` runs them' in printed, printed
+    assert facts[()][engine.NOT_RUN_QUICK] == ['hard', 'unsolvable']
+    assert facts[('--full',)]['unsolvable_outcome'] == 'cut short in the self-check'
 
 
 def test_a_start_answered_in_time_is_judged_as_always(four_starts, run, submission):
@@ -116,7 +180,7 @@ def test_starts_not_run_after_a_stop_are_not_run_not_cut_short(policy, run, tmp_
                                    'unsolvable': settings.factors['unsolvable']})
     folder = looping_eightpuzzle(tmp_path)
     checking = engine.Run(quick, include_hidden=False, calibration=run.calibration,
-                          isolation=run.isolation, jobs=jobs)
+                          isolation=run.isolation, jobs=jobs, full=True)
     result = engine.grade(quick, folder, run=checking, only=['eightpuzzle']).exercise('eightpuzzle')
     own = [c for c in result.checks if c.name in ('hard', 'unsolvable')]
     assert own and all(c.cases_total == 1 for c in own)

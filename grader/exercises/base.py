@@ -39,8 +39,9 @@ class Exercise(ABC):
     api_hint = 'keep the name and signature of the handout'
     information_limits = {}
     """``{limit key: check}``: calls whose limit key decides only that check, a check of 0
-    points (information), get the self-check's own limit in ``grader check``
-    (:data:`grader.engine.SELF_CHECK_UNITS`); official grades keep the course's."""
+    points (information), are not made in a quick self-check (``grader check``), get the
+    self-check's own limit in a full one (``--full``; :data:`grader.engine.SELF_CHECK_UNITS`);
+    official grades keep the course's."""
     """The advice given when the module does not define the graded entry point."""
 
     @property

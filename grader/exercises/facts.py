@@ -139,6 +139,15 @@ ENGINE = (
          '(lanes of their own that booted a sandbox are not restarts).',
          lambda value, facts: f'sandbox restarted {value - 1} time(s)' if value > 1 else ''),
     Fact('cases', 'Cases graded, derived cases included.'),
+    Fact('information_not_run',
+         'The information checks (0 points) whose long calls a quick self-check does not make '
+         '(the eight puzzle\'s hard and unsolvable starts); a full self-check and every official '
+         'grade make them.',
+         lambda value, facts: (f'{" and ".join(value)}: information only, not run in a quick '
+                               f'self-check (`grader check --full` runs '
+                               f'{"them" if len(value) > 1 else "it"}; with pytest, '
+                               f'--grader-full)'),
+         own_line=True),
     Fact('direct_output_bytes', 'Bytes the submission wrote straight to its real stdout and '
          'stderr during its import and public cases (capped).'),
 )
