@@ -80,9 +80,23 @@ def self_checked(course, run, folder, full=True):
                         only=['eightpuzzle']).exercise('eightpuzzle')
 
 
-def test_the_handouts_list_style_is_cut_short_and_told_so(four_starts, run, submission):
-    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / 'handout_style.py')
-    result = self_checked(four_starts, run, folder)
+@pytest.fixture(scope='module')
+def handout(tmp_path_factory):
+    """The handout's list-style eight puzzle, handed in."""
+    folder = tmp_path_factory.mktemp('handout')
+    (folder / 'eightpuzzle.py').write_text(
+        (SUBMISSIONS / 'eightpuzzle' / 'handout_style.py').read_text())
+    return folder
+
+
+@pytest.fixture(scope='module')
+def handout_full(four_starts, run, handout):
+    """Its full self-check on :func:`four_starts`."""
+    return self_checked(four_starts, run, handout)
+
+
+def test_the_handouts_list_style_is_cut_short_and_told_so(four_starts, run, handout_full):
+    result = handout_full
     settings = four_starts.exercises['eightpuzzle']
     checks = {c.name: c for c in result.checks}
     # The required checks as in every grade: full marks (tests/submissions: 2.5).
@@ -99,13 +113,12 @@ def test_the_handouts_list_style_is_cut_short_and_told_so(four_starts, run, subm
     assert result.facts['student_seconds'] < 4 * engine.SELF_CHECK_UNITS * run.unit + 2
 
 
-def test_a_quick_self_check_makes_no_information_only_call(four_starts, run, submission):
+def test_a_quick_self_check_makes_no_information_only_call(four_starts, run, handout,
+                                                           handout_full):
     """The default self-check leaves out the calls a full one caps: the same marks and the same
     graded checks, two cases fewer, at least a capped call's CPU less, and the result says
     which information checks were not run and how to run them."""
-    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / 'handout_style.py')
-    quick = self_checked(four_starts, run, folder, full=False)
-    full = self_checked(four_starts, run, folder)
+    quick, full = self_checked(four_starts, run, handout, full=False), handout_full
     assert quick.score == full.score == 2.5
     assert [c.name for c in quick.checks] == \
         [c.name for c in full.checks if c.name not in ('hard', 'unsolvable')]
@@ -122,16 +135,14 @@ def test_a_quick_self_check_makes_no_information_only_call(four_starts, run, sub
         'self-check (`grader check --full` runs them' in line['text'], line
 
 
-def test_grader_check_is_quick_unless_asked_for_the_full_one(tmp_path, monkeypatch, capsys):
+def test_grader_check_is_quick_unless_asked_for_the_full_one(handout, tmp_path, monkeypatch,
+                                                            capsys):
     """``grader check`` prints what it did not run; ``--full`` runs it under the cap (made
     one unit here: what is tested is that the option reaches the run, not the cap)."""
     import json
 
     from grader import cli
-    folder = tmp_path / 'handed-in'
-    folder.mkdir()
-    (folder / 'eightpuzzle.py').write_text(
-        (SUBMISSIONS / 'eightpuzzle' / 'handout_style.py').read_text())
+    folder = handout
     monkeypatch.setattr(engine, 'SELF_CHECK_UNITS', 1)
     facts = {}
     for options in ((), ('--full',)):
