@@ -1044,7 +1044,9 @@ class Lane:
         unit = run.unit_if_measured() if early else run.unit
         limit = plan.limit(request, unit) if unit is not None else plan.settings.min_seconds
         meanwhile = (lambda: answered.meanwhile(run)) if answered is not None else None
-        reply = session.call(request.payload, limit, meanwhile=meanwhile)
+        # Judged again at each poll: the cases answered wait for the unit no longer than the
+        # calibration takes (not until the next reply, a long call later).
+        reply = session.call(request.payload, limit, meanwhile=meanwhile, polling=meanwhile)
         if unit is None and reply.status == 'timeout' and plan.limit(request, run.unit) > limit:
             return None
         return reply
@@ -1073,7 +1075,10 @@ class Answered:
         self._cases.append((index, case, replies, requests))
 
     def meanwhile(self, run):
-        """Judge the cases answered so far, if the unit is known already (never waits)."""
+        """Judge the cases answered so far, if the unit is known already (never waits).
+        Called again and again while a call runs: at once when nothing waits to be judged."""
+        if len(self._outcomes) == len(self._cases):
+            return
         unit = run.unit_if_measured()
         if unit is not None:
             self._judge(unit)

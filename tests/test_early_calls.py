@@ -98,3 +98,29 @@ def test_a_real_time_out_is_reported_with_its_true_limit(policy, run, submission
     # (its opening-book answer is no search: that case fails first, the loops after it)
     assert not timeouts.passed
     assert any('timed out after' in f['message'] for f in timeouts.failures), timeouts.failures
+
+
+def test_answered_cases_are_judged_at_a_poll_once_the_unit_is_known():
+    """``Answered.meanwhile`` (called at every poll while a call runs) asks nothing while no
+    case waits, and judges what waits as soon as the run knows its unit."""
+    import types
+    plan = types.SimpleNamespace(progress=None)
+    answered = engine.Answered(plan)
+
+    class Unmeasured:
+        asked = 0
+
+        def unit_if_measured(self):
+            self.asked += 1
+
+    run = Unmeasured()
+    answered.meanwhile(run)
+    assert run.asked == 0           # nothing waits: not even the question
+    judged = []
+    answered._judge = judged.append
+    answered.add(0, None, [], [])
+    answered.meanwhile(run)
+    assert run.asked == 1 and judged == []      # the unit is not known yet
+    run.unit_if_measured = lambda: 0.05
+    answered.meanwhile(run)
+    assert judged == [0.05]

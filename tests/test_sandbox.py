@@ -424,3 +424,20 @@ def test_a_grader_killed_outright_takes_its_sandbox_with_it(tmp_path, without):
     seen = json.loads(done.stdout)
     assert seen['sandbox'] == (3 if without == '' else 2), seen
     assert seen['alive'] == [], f'outlived the grader: {seen}'
+
+
+def test_polling_is_called_while_a_call_runs_and_meanwhile_once(tmp_path):
+    """``meanwhile`` runs once when the request is sent; ``polling`` at every look at the
+    clock until the reply (the engine judges the cases answered before as soon as the
+    calibration's unit is known, not a long call later)."""
+    from grader.sandbox.session import POLL_SECONDS
+    with session(tmp_path, ISOLATION) as box:
+        assert box.start().ok
+        once, polls = [], []
+        started = time.monotonic()
+        reply = box.call({'function': 'work_then_block'}, 0.3, meanwhile=lambda: once.append(1),
+                         polling=lambda: polls.append(time.monotonic()))
+        took = time.monotonic() - started
+        assert reply.status == 'timeout' and once == [1]
+        assert len(polls) >= 0.5 * took / POLL_SECONDS and polls[-1] - polls[0] > 0.5 * took, \
+            (len(polls), took)

@@ -515,10 +515,12 @@ class Session:
             layers['seccomp'] = seccomp_programs() or True
         return layers
 
-    def call(self, payload, limit, meanwhile=None):
+    def call(self, payload, limit, meanwhile=None, polling=None):
         """Run one probe request in a fresh case process under a CPU limit of ``limit`` seconds;
         ``meanwhile``, if given, is called once the request is sent (parent-side work that
-        then overlaps the call, such as judging the case before)."""
+        then overlaps the call, such as judging the case before), and ``polling`` every
+        :data:`POLL_SECONDS` while the call runs (work that may become possible meanwhile,
+        such as judging once the calibration's unit is known; it must return at once)."""
         if self.proc is None or self.proc.poll() is not None:
             loaded = self.start()
             if not loaded.ok or loaded.observation.get('error'):
@@ -527,7 +529,7 @@ class Session:
                              + (loaded.error or loaded.observation.get('error') or ''))
         wall = wall_allowance(limit)
         reply = self._case({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
-                           limit, meanwhile=meanwhile)
+                           limit, meanwhile=meanwhile, polling=polling or (lambda: None))
         reply.limit = limit
         return reply
 
@@ -563,11 +565,13 @@ class Session:
         return (isinstance(raw, dict) and _envelope().is_valid(raw)
                 and raw.get('token') == self.token and raw.get('id') == ident)
 
-    def _case(self, message, limit, meanwhile=None, hard=None):
+    def _case(self, message, limit, meanwhile=None, hard=None, polling=lambda: None):
         """One load or call: send it, watch the CPU clock, and read how the case ended.
 
         The case is stopped past ``hard`` CPU seconds (default ``limit``) or past
-        its wall-clock allowance.
+        its wall-clock allowance.  ``meanwhile`` is called once the message is sent,
+        ``polling`` at each look at the clock while no reply has come (it must return at
+        once).
         """
         hard = limit if hard is None else hard
         before = self.clock.read() if self.clock else None
@@ -604,6 +608,7 @@ class Session:
             try:
                 raw = self._reader.read(now + POLL_SECONDS)
             except protocol.ChannelTimeout:
+                polling()
                 continue
             except (protocol.ChannelClosed, OSError):
                 code = self._reap()
