@@ -439,5 +439,6 @@ def test_polling_is_called_while_a_call_runs_and_meanwhile_once(tmp_path):
                          polling=lambda: polls.append(time.monotonic()))
         took = time.monotonic() - started
         assert reply.status == 'timeout' and once == [1]
-        assert len(polls) >= 0.5 * took / POLL_SECONDS and polls[-1] - polls[0] > 0.5 * took, \
+        # Every POLL_SECONDS while it runs (a quarter of them at least, on a busy machine).
+        assert len(polls) >= 0.25 * took / POLL_SECONDS and polls[-1] - polls[0] > 0.5 * took, \
             (len(polls), took)
