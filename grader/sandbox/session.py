@@ -59,6 +59,11 @@ GRACE_SECONDS = 1.0
 POLL_SECONDS = 0.02
 """How often the parent reads the sandbox's CPU clock while a call runs."""
 
+
+def _idle():
+    """What a call does at each look at the clock when nothing else is asked (``polling``)."""
+
+
 WALL_FACTOR = 4.0
 """A call's wall-clock allowance, as a multiple of its CPU-time limit.
 
@@ -529,7 +534,7 @@ class Session:
                              + (loaded.error or loaded.observation.get('error') or ''))
         wall = wall_allowance(limit)
         reply = self._case({'op': 'call', 'payload': payload, 'limit': limit, 'wall': wall},
-                           limit, meanwhile=meanwhile, polling=polling or (lambda: None))
+                           limit, meanwhile=meanwhile, polling=polling or _idle)
         reply.limit = limit
         return reply
 
@@ -565,7 +570,7 @@ class Session:
         return (isinstance(raw, dict) and _envelope().is_valid(raw)
                 and raw.get('token') == self.token and raw.get('id') == ident)
 
-    def _case(self, message, limit, meanwhile=None, hard=None, polling=lambda: None):
+    def _case(self, message, limit, meanwhile=None, hard=None, polling=_idle):
         """One load or call: send it, watch the CPU clock, and read how the case ended.
 
         The case is stopped past ``hard`` CPU seconds (default ``limit``) or past
