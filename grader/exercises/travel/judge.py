@@ -97,7 +97,12 @@ trips with three, the drawn set's three with two.  Taken among the trips, not in
 the lane's end: building the large city (about 50 ms, 1.3 MB of JSON) runs slower in
 bursts when another process is busy with memory, and one burst over three baselines in a
 row once made an honest A* with an adjacency of its own (3-4 ms a trip, not countable)
-look like no search at all."""
+look like no search at all.  Each trip is searched again until its searches (not the
+building, see :func:`grader.child.runs.runs`) took ``work_seconds``: about 50 ms of search
+beside the building's 35-80 ms, so what the building varies by moves a trip's time per
+search by a fraction of it (counted from the building, a slow machine's 75 ms of building
+spent the budget, left one run of 3-15 ms, and the matrix's load once hid two honest
+searches)."""
 
 
 def with_baselines(trips):
