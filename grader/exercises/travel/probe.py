@@ -283,14 +283,37 @@ def number(value):
     return None
 
 
-def direct_call(module, payload, options):
-    """The same student call as :func:`handle`, without instrumentation (benchmarks).
+def direct_runs(module, payload, options):
+    """The same student calls as :func:`handle` makes for ``payload``, without
+    instrumentation (benchmarks): one CityMap, its search, and the repeats
+    :func:`route` makes on it, by the same budget.  Returns how many searches
+    (or calls) were made.
 
     Reads the network from the configured files (``stops_file`` ...), not
     from a private copy.
     """
+    if payload['kind'] != 'route':
+        direct_call(module, payload, options)
+        return 1
+    city = _direct_city(module, payload, options)
+    start, goal = city.get_stop(payload['start']), city.get_stop(payload['goal'])
+    began = clock()
+    city.search(start, goal, payload['departure'])
+    made = 1
+    for _ in runs(payload, began=began, done=1):
+        city.search(start, goal, payload['departure'])
+        made += 1
+    return made
+
+
+def _direct_city(module, payload, options):
     prefix = 'large_' if payload.get('network') == 'large' else ''
-    city = module.CityMap(options[prefix + 'stops_file'], options[prefix + 'routes_file'])
+    return module.CityMap(options[prefix + 'stops_file'], options[prefix + 'routes_file'])
+
+
+def direct_call(module, payload, options):
+    """One student call of ``payload`` (its first run), without instrumentation."""
+    city = _direct_city(module, payload, options)
     State = module.State
     if payload['kind'] == 'baseline':
         return None
