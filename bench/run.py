@@ -200,7 +200,8 @@ def bench_overhead(repeats):
              f'{wall / base:.2f}x', f'grader grade {wall:.2f} s / direct calls {base:.2f} s '
              f'(target <= 1.10)'),
             ('1. the same, one `grader grade` per assignment (two runs)',
-             f'{two / base:.2f}x', f'{two:.2f} s / {base:.2f} s (target <= 1.25); identical verdicts')]
+             f'{two / base:.2f}x',
+             f'{two:.2f} s / {base:.2f} s (target <= 1.25); identical verdicts')]
 
 
 def bench_check_latency(repeats):
