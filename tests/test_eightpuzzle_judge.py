@@ -476,6 +476,47 @@ def test_an_uncounted_search_keeps_its_answers_by_its_cpu_time(cases, settings):
     assert not any(o.passed for o in outcomes if o.check == 'heuristic')
 
 
+def own_moves(cases, per_expansion, names=HEAVY):
+    """Replies of an A* with the Manhattan distance and its own move generator: no counted
+    expansion, ``per_expansion`` seconds of CPU for each of the reference A*'s."""
+    replies = {}
+    for name in names:
+        case = cases[name]
+        reps = judge.reps_for(case)
+        work = reps * case.expected['astar_expansions']['manhattan'] * per_expansion
+        replies[name] = search_reply(case, 0, 0.012 + work, reps=reps)
+    return replies
+
+
+def test_an_uncounted_search_is_timed_on_the_starts_where_any_search_costs_time(cases, settings):
+    """An A* with its own move generator at 9 us an expansion (the sandbox, unit 0.072 s):
+    0.1-0.7 ms on the public starts of 10 and 15 moves, under the floor (0.015 units, 1.08
+    ms), 3.9 and 5.4 ms on the 20-move ones.  Timed on the starts where the reference A*
+    expands 250 states or more, it keeps its answers (the median over every start of ten
+    moves or more was the 15-move one's, and `grader check`, which has the public starts
+    only, scored it 0); a dict of the public answers (0.1 ms a start) still shows no
+    search, and a course of short starts only is judged on them all."""
+    unit = 0.072
+    assert [n for n in HEAVY if cases[n].expected['astar_expansions']['manhattan']
+            >= judge.TIMED_EXPANSIONS] == ['length-20-a', 'length-20-b']
+    outcomes, facts = reviewed(cases, settings, own_moves(cases, 9e-6), unit=unit)
+    assert facts['searched'], facts['search_cpu']
+    assert facts['search_cpu']['starts'] == 2
+    assert facts['search_cpu']['median'] >= judge.SEARCH_FLOOR_UNITS * unit
+    assert all(o.passed for o in outcomes if o.check == 'validity')
+
+    table = {name: search_reply(cases[name], 0, 0.012 + 0.0001) for name in HEAVY}
+    outcomes, facts = reviewed(cases, settings, table, unit=unit)
+    assert not facts['searched'] and not any(o.passed for o in outcomes
+                                             if o.check == 'validity')
+
+    short = ['length-10', 'length-15', 'shuffled-game-1']
+    _, facts = reviewed(cases, settings, own_moves(cases, 9e-6, short), unit=unit)
+    assert facts['search_cpu']['starts'] == 3 and not facts['searched']
+    _, facts = reviewed(cases, settings, own_moves(cases, 100e-6, short), unit=unit)
+    assert facts['searched']
+
+
 def under_a_burst(cases, settings, work, fixed=0.0008, burst=0.0015):
     """The review of starts searched without counts, ``work`` seconds each (one run), each
     after its own baseline request (as :func:`judge.paired` asks), the lane's five last

@@ -176,6 +176,22 @@ def test_a_start_answered_in_time_is_judged_as_always(four_starts, run, submissi
 
 
 
+@pytest.mark.parametrize('variant,score', [('astar_own_moves.py', 2.0),
+                                           ('fixture_table.py', 0.0)])
+def test_a_search_that_cannot_be_counted_is_timed_on_the_public_starts_alone(
+        policy, run, submission, variant, score):
+    """A self-check has the public starts only, none drawn: an honest A* with its own move
+    generator (its expansions cannot be counted) earns what an official grade gives it
+    (tests/submissions: the heuristic check lost, 2.0), timed on the 20-move starts (it
+    scored 0 when the median of every start of ten moves or more was the 15-move one's,
+    0.7 ms); a dict of the public starts' paths earns nothing."""
+    folder = submission('eightpuzzle', SUBMISSIONS / 'eightpuzzle' / variant)
+    result = self_checked(policy, run, folder, full=False)
+    assert result.score == score, result.facts.get('search_cpu')
+    assert result.facts['searched'] is (score > 0)
+    assert result.facts['search_cpu']['starts'] == 2
+
+
 @pytest.mark.parametrize('jobs', [1, 2])
 def test_starts_not_run_after_a_stop_are_not_run_not_cut_short(policy, run, tmp_path, jobs):
     """An Astar that loops everywhere stops the exercise after three time-outs in a row

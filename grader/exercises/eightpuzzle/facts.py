@@ -19,6 +19,7 @@ FACTS = (
     Fact('expansions', 'States expanded on each public heuristic case.'),
     Fact('expansion_ratio_max', "Largest ratio of expansions to the reference A*'s."),
     Fact('unsolvable_outcome', 'What the search did on the unsolvable start.'),
-    Fact('search_cpu', 'CPU seconds per start of ten moves or more: {starts, median, needed}.'),
+    Fact('search_cpu', 'CPU seconds per start timed for a search (ten moves or more, 250 '
+                       'expansions of the reference A* where any has): {starts, median, needed}.'),
     EVIDENCE, SEARCHED, TAMPERED,
 )

@@ -63,7 +63,8 @@ submission's process and is confirmed by the CPU time measured outside it
   moves or more, more expansions than the path has states (a search that
   never looks at a state off its path reads its moves from a table); or,
   for a search that cannot be counted, CPU time per start (the median of
-  the starts of ten moves or more) that no look-up spends, above what the
+  the starts of ten moves or more that cost any search time: :func:`timed_starts`) that no
+  look-up spends, above what the
   runs that search nothing vary by.  Otherwise every answer check fails with "answered without a
   search".  The import is run again before every case, so its CPU time is
   part of every case's; a heavy import is reported.
@@ -141,6 +142,15 @@ measured all through the lane, not only at its end: on a busy machine the cases 
 milliseconds run slower in bursts (another process's memory-heavy phase), and one burst
 over the baselines at the end once made an honest A* that cannot be counted (1.3 ms a
 start) look like no search at all (2 gradings in 14 beside two other gradings)."""
+TIMED_EXPANSIONS = 250
+"""The starts whose CPU time shows a search that cannot be counted: those of ten moves or more
+on which the reference A* (the Manhattan distance) expands this many states or more, where
+there are any (:func:`timed_starts`).  A start of 10-15 moves costs an honest A* 0.1-0.7 ms
+(12-73 expansions), below :data:`SEARCH_FLOOR_UNITS` on a slow machine, so the median of
+every start of ten moves or more hung on how many short ones a course holds: the public
+fixtures' five (10, 10, 15, 20 and 20 moves) put an honest A* with its own move generator at
+0.72 ms against a floor of 1.08 ms (unit 0.072 s), and `grader check` scored it 0; their
+20-move starts (430 and 596 expansions) cost it 3.9 and 5.5 ms."""
 SEARCH_FLOOR_UNITS = 0.015
 """CPU time a start of ten moves or more takes (the median of them), in calibration units,
 below which a search that cannot be counted did not search.  Measured in the sandbox (unit
@@ -656,18 +666,20 @@ class EightPuzzle(base.Exercise):
     @staticmethod
     def _searched(heavy, baseline, unit, max_rate, hidden=()):
         """``(searched, cpu)``: whether the calls show a search on the starts of ten moves or
-        more, and their CPU seconds per start (the ``median`` of the public ones, against what
-        a search that cannot be counted ``needed``; no time of a ``hidden`` start is told)."""
+        more (counted, or timed on :func:`timed_starts`), and the timed ones' CPU seconds per
+        start (the ``median`` of the public ones, against what a search that cannot be
+        counted ``needed``; no time of a ``hidden`` start is told)."""
         samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
                                    o.measured['length']) for o in heavy]
         counted = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
                                            max_seconds_per_unit=max_rate)
         beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in heavy)
-        works = review.search_works(samples, baseline)
+        timed = timed_starts(heavy)
+        works = [w for w, o in zip(review.search_works(samples, baseline), heavy) if timed(o)]
         noise = evidence.typical_spread(baseline)
         floor = max(SEARCH_FLOOR_UNITS * unit, FIXED_SHARE * evidence.overhead(baseline)[0],
                     noise)
-        public = [w for w, o in zip(works, heavy) if o.case not in hidden]
+        public = [w for w, o in zip(works, filter(timed, heavy)) if o.case not in hidden]
         cpu = {'starts': len(public), 'median': review.median(public, 6),
                'needed': round(floor, 6)}
         if counted.confirmed and beyond:
@@ -691,6 +703,18 @@ class EightPuzzle(base.Exercise):
         if unsolvable:
             facts['unsolvable_outcome'] = unsolvable[0].measured.get('outcome', 'not measured')
         return facts
+
+
+def timed_starts(heavy):
+    """Which of the ``heavy`` outcomes (starts of ten moves or more answered right) time a
+    search that cannot be counted: a predicate, true of those on which the reference A*
+    expands :data:`TIMED_EXPANSIONS` states or more, or of every one when none does (a course
+    of short starts only is judged on them all, as before).  Their ``median_low`` must reach
+    the floor (:func:`grader.judging.evidence.searched_by_time`): public and drawn or hidden
+    starts alike, so a search of the public starts beside a table of the others still shows
+    none where the others are most."""
+    chosen = {id(o) for o in heavy if (o.measured.get('reference') or 0) >= TIMED_EXPANSIONS}
+    return (lambda outcome: id(outcome) in chosen) if chosen else (lambda outcome: True)
 
 
 def case_note(case):
@@ -732,6 +756,7 @@ class Attempt:
                          'cpu': reply.cpu, 'counts': list(counts['reps']) or [expansions_of(obs)],
                          'length': expected['optimal_length'], 'right': right,
                          'proof': proof_of(expected), 'heuristics': dict(counts['heuristics']),
+                         'reference': (expected.get('astar_expansions') or {}).get('manhattan'),
                          'distinct': counts['distinct'],
                          'longer': answer.chain and answer.moves > expected['optimal_length'],
                          'trusted': not tamper_reasons(counts)}
