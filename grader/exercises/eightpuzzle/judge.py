@@ -63,11 +63,10 @@ submission's process and is confirmed by the CPU time measured outside it
   moves or more, more expansions than the path has states (a search that
   never looks at a state off its path reads its moves from a table); or,
   for a search that cannot be counted, CPU time per start (the median of
-  the starts of ten moves or more that cost any search time: :func:`timed_starts`) that no
-  look-up spends, above what the
-  runs that search nothing vary by.  Otherwise every answer check fails with "answered without a
-  search".  The import is run again before every case, so its CPU time is
-  part of every case's; a heavy import is reported.
+  the starts of ten moves or more on which any search spends time: :func:`timed_starts`)
+  that no look-up spends, above what the runs that search nothing vary by.  Otherwise every
+  answer check fails with "answered without a search".  The import is run again before
+  every case, so its CPU time is part of every case's; a heavy import is reported.
 - and a counted search must show, on every start it answers with a shortest
   path, at least the different states any A* with a heuristic of the sheet
   expands there (:meth:`EightPuzzle._unproven`): one start short of it
@@ -152,8 +151,9 @@ fixtures' five (10, 10, 15, 20 and 20 moves) put an honest A* with its own move 
 0.72 ms against a floor of 1.08 ms (unit 0.072 s), and `grader check` scored it 0; their
 20-move starts (430 and 596 expansions) cost it 3.9 and 5.5 ms."""
 SEARCH_FLOOR_UNITS = 0.015
-"""CPU time a start of ten moves or more takes (the median of them), in calibration units,
-below which a search that cannot be counted did not search.  Measured in the sandbox (unit
+"""CPU time a start of ten moves or more takes (the median of :func:`timed_starts`), in
+calibration units, below which a search that cannot be counted did not search.  Measured in
+the sandbox (unit
 0.043-0.045 s): an A* with the Manhattan distance and its own move generator 1.3-1.6 ms
 (0.03 units), breadth-first search 21-23 ms; the public fixtures' paths read from a dict
 -0.04-0.23 ms (the noise of a case's CPU time), more under the load of two busy cores
@@ -710,9 +710,9 @@ def timed_starts(heavy):
     search that cannot be counted: a predicate, true of those on which the reference A*
     expands :data:`TIMED_EXPANSIONS` states or more, or of every one when none does (a course
     of short starts only is judged on them all, as before).  Their ``median_low`` must reach
-    the floor (:func:`grader.judging.evidence.searched_by_time`): public and drawn or hidden
-    starts alike, so a search of the public starts beside a table of the others still shows
-    none where the others are most."""
+    the floor (:func:`grader.judging.evidence.searched_by_time`).  Public, drawn and hidden
+    starts are chosen alike: where the drawn and hidden ones are most of those chosen (an
+    official grade), a look-up on them shows no search, whatever the public ones spend."""
     chosen = {id(o) for o in heavy if (o.measured.get('reference') or 0) >= TIMED_EXPANSIONS}
     return (lambda outcome: id(outcome) in chosen) if chosen else (lambda outcome: True)
 
