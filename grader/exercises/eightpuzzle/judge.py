@@ -669,17 +669,19 @@ class EightPuzzle(base.Exercise):
         more (counted, or timed on :func:`timed_starts`), and the timed ones' CPU seconds per
         start (the ``median`` of the public ones, against what a search that cannot be
         counted ``needed``; no time of a ``hidden`` start is told)."""
-        samples = [evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
-                                   o.measured['length']) for o in heavy]
-        counted = evidence.confirm_growing(samples, baseline, 'expansions', min_work=MIN_WORK,
-                                           max_seconds_per_unit=max_rate)
+        def sample(o):
+            return evidence.Sample(o.case, o.measured['counts'], o.measured['cpu'],
+                                   o.measured['length'])
+
+        counted = evidence.confirm_growing([sample(o) for o in heavy], baseline, 'expansions',
+                                           min_work=MIN_WORK, max_seconds_per_unit=max_rate)
         beyond = any(o.measured['counts'][0] > o.measured['length'] + 1 for o in heavy)
         timed = timed_starts(heavy)
-        works = [w for w, o in zip(review.search_works(samples, baseline), heavy) if timed(o)]
+        works = review.search_works([sample(o) for o in timed], baseline)
         noise = evidence.typical_spread(baseline)
         floor = max(SEARCH_FLOOR_UNITS * unit, FIXED_SHARE * evidence.overhead(baseline)[0],
                     noise)
-        public = [w for w, o in zip(works, filter(timed, heavy)) if o.case not in hidden]
+        public = [w for w, o in zip(works, timed) if o.case not in hidden]
         cpu = {'starts': len(public), 'median': review.median(public, 6),
                'needed': round(floor, 6)}
         if counted.confirmed and beyond:
@@ -706,15 +708,15 @@ class EightPuzzle(base.Exercise):
 
 
 def timed_starts(heavy):
-    """Which of the ``heavy`` outcomes (starts of ten moves or more answered right) time a
-    search that cannot be counted: a predicate, true of those on which the reference A*
-    expands :data:`TIMED_EXPANSIONS` states or more, or of every one when none does (a course
-    of short starts only is judged on them all, as before).  Their ``median_low`` must reach
+    """The ``heavy`` outcomes (starts of ten moves or more answered right) that time a search
+    that cannot be counted: those on which the reference A* expands :data:`TIMED_EXPANSIONS`
+    states or more, or every one when none does (a course of short starts only is judged on
+    them all, as before).  Their ``median_low`` must reach
     the floor (:func:`grader.judging.evidence.searched_by_time`).  Public, drawn and hidden
     starts are chosen alike: where the drawn and hidden ones are most of those chosen (an
     official grade), a look-up on them shows no search, whatever the public ones spend."""
-    chosen = {id(o) for o in heavy if (o.measured.get('reference') or 0) >= TIMED_EXPANSIONS}
-    return (lambda outcome: id(outcome) in chosen) if chosen else (lambda outcome: True)
+    chosen = [o for o in heavy if (o.measured.get('reference') or 0) >= TIMED_EXPANSIONS]
+    return chosen or list(heavy)
 
 
 def case_note(case):
