@@ -153,11 +153,10 @@ fixtures' five (10, 10, 15, 20 and 20 moves) put an honest A* with its own move 
 SEARCH_FLOOR_UNITS = 0.015
 """CPU time a start of ten moves or more takes (the median of :func:`timed_starts`), in
 calibration units, below which a search that cannot be counted did not search.  Measured in
-the sandbox (unit
-0.043-0.045 s): an A* with the Manhattan distance and its own move generator 1.3-1.6 ms
-(0.03 units), breadth-first search 21-23 ms; the public fixtures' paths read from a dict
--0.04-0.23 ms (the noise of a case's CPU time), more under the load of two busy cores
-(0.01 units once let such a dict through).  The baseline runs' spread is the floor when
+the sandbox (unit 0.043-0.045 s): an A* with the Manhattan distance and its own move
+generator 1.3-1.6 ms (0.03 units), breadth-first search 21-23 ms; the public fixtures' paths
+read from a dict -0.04-0.23 ms (the noise of a case's CPU time), more under the load of two
+busy cores (0.01 units once let such a dict through).  The baseline runs' spread is the floor when
 it is larger: a module that spends 0.4 s at import varies by tens of ms from case to case."""
 FIXED_SHARE = 0.1
 """The same floor as a share of what a case costs besides the search (the baseline's CPU
@@ -711,10 +710,10 @@ def timed_starts(heavy):
     """The ``heavy`` outcomes (starts of ten moves or more answered right) that time a search
     that cannot be counted: those on which the reference A* expands :data:`TIMED_EXPANSIONS`
     states or more, or every one when none does (a course of short starts only is judged on
-    them all, as before).  Their ``median_low`` must reach
-    the floor (:func:`grader.judging.evidence.searched_by_time`).  Public, drawn and hidden
-    starts are chosen alike: where the drawn and hidden ones are most of those chosen (an
-    official grade), a look-up on them shows no search, whatever the public ones spend."""
+    them all, as before).  Their ``median_low`` must reach the floor
+    (:func:`grader.judging.evidence.searched_by_time`).  Public, drawn and hidden starts are
+    chosen alike: where the drawn and hidden ones are most of those chosen (an official
+    grade), a look-up on them shows no search, whatever the public ones spend."""
     chosen = [o for o in heavy if (o.measured.get('reference') or 0) >= TIMED_EXPANSIONS]
     return chosen or list(heavy)
 
