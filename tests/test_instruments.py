@@ -66,15 +66,60 @@ def test_the_counter_of_this_install_is_in_force_and_described():
     version = '.'.join(map(str, sys.version_info[:3]))
     assert counter.built_for == version
     # the evaluation hook wherever the interpreter's internal headers are installed (pyenv's
-    # are: every Python 3.9-3.13 here), else the profile function
+    # are: every Python 3.9-3.13 here), else the profile function; the profile function on
+    # 3.11.0-3.11.3 (Debian 12's Python), which runs a specialised subscript's __getitem__
+    # past any hook
     headers = Path(sysconfig.get_paths()['include'], 'internal', 'pycore_frame.h').is_file()
-    expected = 'frame-evaluation hook' if headers or sys.version_info < (3, 11) else \
-        'profile function'
+    hook = (headers or sys.version_info < (3, 11)) and \
+        not (3, 11, 0) <= sys.version_info[:3] < (3, 11, 4)
+    expected = 'frame-evaluation hook' if hook else 'profile function'
     assert counter.mode.startswith(expected)
     done = subprocess.run([sys.executable, '-m', 'grader', '--config', CONFIG, 'doctor',
                            '--require-counter'], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0
     assert f'search counter: C, {counter.mode}, built for CPython {version}' in done.stdout
+
+
+def bypassing_pythons():
+    """Pythons on this machine that run a specialised subscript's ``__getitem__`` past a
+    frame-evaluation hook (CPython 3.11.0-3.11.3, gh-104405: Debian 12's), with the ABI of
+    the Python running the tests."""
+    found = []
+    for path in sorted({'/usr/bin/python3', '/usr/local/bin/python3',
+                        shutil.which('python3.11') or ''} - {''}):
+        try:
+            done = subprocess.run([path, '-c', 'import sys; print(*sys.version_info[:3])'],
+                                  capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        version = tuple(map(int, done.stdout.split() or (0,)))
+        if (3, 11, 0) <= version < (3, 11, 4) and version[:2] == sys.version_info[:2]:
+            found.append(path)
+    return found
+
+
+def test_a_counter_with_the_hook_refuses_to_load_in_a_python_that_bypasses_it():
+    """The counter built with the hook for a 3.11 that honours it (3.11.4 and later) has
+    the file name a 3.11.0-3.11.3 loads too: there it would miss every specialised
+    ``__getitem__``, so it refuses to load, in one line that says why, and the grade
+    refuses for want of the counter."""
+    counter = instruments.counter()
+    if counter is None or not counter.mode.startswith('frame-evaluation hook') or \
+            sys.version_info[:2] != (3, 11):
+        pytest.skip('needs the counter built with the hook for a 3.11.4 or later')
+    others = bypassing_pythons()
+    if not others:
+        pytest.skip('no Python 3.11.0-3.11.3 on this machine')
+    load = ('import importlib.util\n'
+            'spec = importlib.util.spec_from_file_location("grader.child._tally", '
+            f'{counter.path!r})\n'
+            'importlib.util.module_from_spec(spec)\n')
+    done = subprocess.run([others[0], '-c', load], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith('ImportError: the search counter was built for CPython '
+                           f'{counter.built_for} with a frame-evaluation hook'), last
+    assert 'gh-104405' in last, last
 
 
 def test_grade_refuses_without_the_counter_and_writes_nothing(uncounted, handed_in, tmp_path):

@@ -71,7 +71,12 @@
  *
  * A profile function (see profile()), on frame objects, serves from 3.11 on where the
  * interpreter's internal headers are not installed (or where the build defines
- * TALLY_NO_HOOK). */
+ * TALLY_NO_HOOK), and on Python 3.11.0-3.11.3, whose subscript specialised for a class's
+ * __getitem__ (BINARY_SUBSCR_GETITEM) runs that method inside the caller's evaluation, past
+ * any hook (CPython gh-104405, mended in 3.11.4); a profile function sees its frames. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030B04F0 && !defined(TALLY_NO_HOOK)
+#  define TALLY_NO_HOOK 1
+#endif
 #if PY_VERSION_HEX >= 0x030B0000 && !defined(TALLY_NO_HOOK) && defined(__has_include)
 #  if !__has_include(<internal/pycore_frame.h>)
 #    define TALLY_NO_HOOK 1
@@ -1823,7 +1828,19 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__tally(void)
 {
-    PyObject *m = PyModule_Create(&module);
+    PyObject *m;
+#if !defined(BY_PROFILE) && PY_VERSION_HEX >= 0x030B0000
+    /* built with the hook for 3.11.4 or later, loaded by a 3.11.0-3.11.3 (see above) */
+    if (Py_Version >= 0x030B0000 && Py_Version < 0x030B04F0) {
+        PyErr_Format(PyExc_ImportError, "the search counter was built for CPython %s with a "
+                     "frame-evaluation hook, past which CPython %lu.%lu.%lu runs a specialised "
+                     "subscript's __getitem__ (gh-104405, mended in 3.11.4): build it for this "
+                     "Python", PY_VERSION, (Py_Version >> 24) & 0xffUL,
+                     (Py_Version >> 16) & 0xffUL, (Py_Version >> 8) & 0xffUL);
+        return NULL;
+    }
+#endif
+    m = PyModule_Create(&module);
     if (!m) return NULL;
     NeighboursType.tp_base = &PyDict_Type;
     if (PyType_Ready(&NeighboursType) < 0) return NULL;

@@ -431,7 +431,9 @@ def _audit(event, args, _refused=tuple(sorted(REFUSED.items())), _fresh=FRESH_IM
 
 
 def _stand_in(name):
-    reason = 'starting processes' if 'fork' in name else 'running programs'
+    reason = ('starting processes' if 'fork' in name else
+              'making a fresh copy of a built-in module' if 'builtin' in name else
+              'running programs')
 
     def refused(*args, **kwargs):
         raise PermissionError(f'{reason} is not allowed while grading ({name})')
@@ -466,7 +468,38 @@ def install_stand_ins():
                 replaced[id(original)] = original, _stand_in(f'{module_name}.{name}')
             setattr(module, name, replaced[id(original)][1])
     _rebind(replaced)
+    _refuse_fresh_builtins()
     _STANDING.append(True)
+
+
+NOT_MADE = ('_test', '_xx', '_interp', '_ctypes', 'ctypes')
+"""Prefixes of built-in modules :func:`_refuse_fresh_builtins` does not make beforehand (C
+test hooks, other interpreters, raw memory): none of them can be made afterwards."""
+
+
+def _refuse_fresh_builtins():
+    """Every module compiled into the interpreter made now, and ``_imp.create_builtin``,
+    which makes one afresh, replaced by a refusing stand-in.
+
+    A fresh copy of a built-in module raises no audit event (a module of its own file
+    raises ``import``, which the hook refuses for :data:`FRESH_IMPORTS`), and where
+    ``_posixsubprocess`` is compiled in, as in many distributions' Pythons, a fresh copy
+    has a ``fork_exec`` without the stand-in.  Once every built-in module exists, nothing
+    a submission does needs one made again; the original function is dropped here, so no
+    Python code can find it.
+    """
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for name in sys.builtin_module_names:
+            if name not in sys.modules and not name.startswith(NOT_MADE):
+                try:
+                    importlib.import_module(name)
+                except Exception:   # noqa: BLE001 - a module that cannot be made is not made
+                    pass
+    imp = sys.modules.get('_imp')
+    if imp is not None and hasattr(imp, 'create_builtin'):
+        imp.create_builtin = _stand_in('_imp.create_builtin')
 
 
 _STANDING = []

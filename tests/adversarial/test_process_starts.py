@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.child import layers as guards
 from grader.sandbox import layers
 from test_attacks import attack, full_marks, warned  # noqa: F401 - attack is a fixture
 
@@ -116,10 +117,42 @@ print(holders())
 """
     out, err = python(code, tmp_path)
     before, after = out.splitlines()
-    from grader.child import layers as guards
     assert set(ast.literal_eval(before)) - {('_posixsubprocess', 'fork_exec')} <= \
         set(guards.BOUND_COPIES), (before, err)
     assert ast.literal_eval(after) == [], (after, err)
+
+
+def test_no_built_in_module_is_made_afresh_once_the_guard_stands(tmp_path):
+    """A module compiled into the interpreter is made afresh by ``_imp.create_builtin``,
+    which raises no audit event: ``posix`` on every Python, and ``_posixsubprocess`` on
+    many distributions' Pythons (Debian's), whose fresh copy has a ``fork_exec`` without
+    the stand-in.  Before the guard a fresh ``posix`` is made, with a ``fork`` of its own;
+    once it stands, every built-in module is there already, none is made again, and the
+    original maker is gone (no object the collector knows is it)."""
+    code = """
+import _imp, gc, importlib.machinery, sys
+def fresh(name):
+    try:
+        return _imp.create_builtin(importlib.machinery.ModuleSpec(name, None))
+    except PermissionError as exc:
+        return str(exc)
+before = fresh('posix')
+print(before is not sys.modules['posix'] and before.fork is not sys.modules['posix'].fork)
+from grader.child import layers
+layers.install_guards()
+print(sorted(set(sys.builtin_module_names) - set(sys.modules)))
+print([fresh(name) for name in ('posix', '_posixsubprocess', '_imp')])
+print([o for o in gc.get_objects() if getattr(o, '__name__', None) == 'create_builtin'
+       and getattr(o, '__self__', None) is _imp])
+"""
+    out, err = python(code, tmp_path)
+    made_before, missing, refused, originals = out.splitlines()
+    assert made_before == 'True', err
+    assert all(name.startswith(guards.NOT_MADE) for name in ast.literal_eval(missing)), missing
+    assert ast.literal_eval(refused) == [
+        'making a fresh copy of a built-in module is not allowed while grading '
+        '(_imp.create_builtin)'] * 3, refused
+    assert originals == '[]', originals
 
 
 def test_the_guard_refuses_every_way_after_subprocess_was_imported(tmp_path):
