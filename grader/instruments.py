@@ -14,7 +14,6 @@ loadable.  Loading it here installs nothing (its hooks are set only by its ``ins
 ``given``, in a sandboxed child).
 """
 import functools
-import importlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,9 +44,10 @@ class Counter:
 def counter():
     """The :class:`Counter` in force in this process, or None (not built for this Python, or
     not loadable)."""
+    from grader.child import tally
     try:
-        module = importlib.import_module('grader.child._tally')
-    except ImportError:
+        module = tally.extension()
+    except (ImportError, OSError):
         return None
     path = getattr(module, '__file__', None) or '?'
     return Counter(path, getattr(module, 'MODE', 'frame hook'),

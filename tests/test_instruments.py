@@ -19,7 +19,7 @@ import pytest
 
 from grader import instruments
 from grader.batch import pipeline, worker
-from gradertest import ROOT, SUBMISSIONS
+from gradertest import ROOT, SUBMISSIONS, bypassing_pythons
 
 CONFIG = str(ROOT / 'grading.yaml')
 ALPHABETA = SUBMISSIONS / 'tictactoe' / 'alphabeta_helpers.py'
@@ -78,24 +78,6 @@ def test_the_counter_of_this_install_is_in_force_and_described():
                            '--require-counter'], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0
     assert f'search counter: C, {counter.mode}, built for CPython {version}' in done.stdout
-
-
-def bypassing_pythons():
-    """Pythons on this machine that run a specialised subscript's ``__getitem__`` past a
-    frame-evaluation hook (CPython 3.11.0-3.11.3, gh-104405: Debian 12's), with the ABI of
-    the Python running the tests."""
-    found = []
-    for path in sorted({'/usr/bin/python3', '/usr/local/bin/python3',
-                        shutil.which('python3.11') or ''} - {''}):
-        try:
-            done = subprocess.run([path, '-c', 'import sys; print(*sys.version_info[:3])'],
-                                  capture_output=True, text=True, timeout=30)
-        except OSError:
-            continue
-        version = tuple(map(int, done.stdout.split() or (0,)))
-        if (3, 11, 0) <= version < (3, 11, 4) and version[:2] == sys.version_info[:2]:
-            found.append(path)
-    return found
 
 
 def test_a_counter_with_the_hook_refuses_to_load_in_a_python_that_bypasses_it():

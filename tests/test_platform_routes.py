@@ -33,7 +33,7 @@ import jsonschema
 import pytest
 
 from grader import yamlio
-from gradertest import ROOT, SUBMISSIONS, quick_course
+from gradertest import ROOT, SUBMISSIONS, bypassing_pythons, quick_course
 from test_gradescope import autograder_root
 from test_prairielearn import grade_root, run_grade_sh
 
@@ -313,6 +313,35 @@ def test_a_wheel_grades_with_its_counter(wheel_venv, course, tmp_path):
     done = grade_with(wheel_venv, course, hand_in(tmp_path / 'mm', MINIMAX), '--json',
                       str(tmp_path / 'mm.json'))
     assert json.loads((tmp_path / 'mm.json').read_text())['score'] == 2.5
+
+
+def test_a_cp311_wheel_counts_where_the_python_runs_calls_past_the_hook(wheel_venv, course,
+                                                                        tmp_path):
+    """CPython 3.11.0-3.11.3 (Debian 12's Python is 3.11.2) run a specialised subscript's
+    ``__getitem__`` past a frame-evaluation hook, and the cp311 wheel is built on a later
+    3.11: there its counter with the hook refuses to load, and the one it carries built with
+    the profile function counts (``grader/child/hookless``), so the wheel grades as on any
+    Python."""
+    others = bypassing_pythons()
+    if sys.version_info[:2] != (3, 11) or not others:
+        pytest.skip('needs a Python 3.11.0-3.11.3 beside a cp311 wheel')
+    wheel = next(wheel_venv.parent.glob('wheels/search_grader-*-cp311-cp311-*.whl'))
+    venv = tmp_path / 'venv'
+    assert run([others[0], '-m', 'venv', str(venv)]).returncode == 0
+    done = run([str(venv / 'bin' / 'python'), '-m', 'pip', 'install', '--quiet',
+                '--only-binary', ':all:', f'{wheel}[sandbox]'])
+    assert done.returncode == 0, done.stdout + done.stderr
+    doctor = run([str(venv / 'bin' / 'grader'), 'doctor', '--require-counter'], cwd=tmp_path)
+    assert doctor.returncode == 0, doctor.stdout
+    assert 'search counter: C, profile function, built for CPython 3.11.' in doctor.stdout
+    assert '/grader/child/hookless/_tally' in doctor.stdout
+    result = tmp_path / 'ab.json'
+    done = grade_with(venv, course, hand_in(tmp_path / 'ab', ALPHABETA), '--json', str(result))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(result.read_text())
+    assert data['score'] == 5.0 and 'prunes: yes' in done.stdout
+    assert {e['name']: e['facts'].get('prunes') for e in data['exercises']
+            if e['name'] != 'eightpuzzle'} == {'tictactoe': True, 'connect4': True}
 
 
 def test_a_wheel_without_its_counter_refuses_in_one_line(wheel_venv, course, tmp_path):

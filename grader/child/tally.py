@@ -56,13 +56,28 @@ def search(function, *args):
     return function(*args)
 
 
+BYPASSING = (3, 11, 0) <= sys.version_info[:3] < (3, 11, 4) and \
+    sys.implementation.name == 'cpython'
+"""Whether this Python runs a specialised subscript's ``__getitem__`` past a
+frame-evaluation hook (CPython 3.11.0-3.11.3, gh-104405): the counter with the profile
+function serves here."""
+
+
 def extension_path():
-    """The compiled extension of this install, or None (not built)."""
+    """The compiled extension of this install for this Python, or None (not built): where
+    :data:`BYPASSING`, the one with the profile function beside it (``hookless/``, in every
+    3.11 build) if there is one (a build for this very Python has the profile function in
+    its own right; one with the hook refuses to load here)."""
     try:
         spec = importlib.util.find_spec('grader.child._tally')
     except (ImportError, ValueError):
         return None
-    return spec.origin if spec is not None and spec.origin else None
+    path = spec.origin if spec is not None and spec.origin else None
+    if path and BYPASSING:
+        hookless = os.path.join(os.path.dirname(path), 'hookless', os.path.basename(path))
+        if os.path.isfile(hookless):
+            return hookless
+    return path
 
 
 def unpack(folder):
@@ -90,19 +105,25 @@ def unpack(folder):
     return target
 
 
+def extension(path=None):
+    """The extension module at ``path`` (None: :func:`extension_path`'s), loaded; raises
+    ImportError (or OSError) where it cannot be."""
+    path = path or extension_path()
+    if path is None:
+        raise ImportError('the search counter is not built')
+    loader = importlib.machinery.ExtensionFileLoader('grader.child._tally', path)
+    spec = importlib.util.spec_from_file_location('grader.child._tally', path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
 def load(path):
     """Load the extension at ``path`` (None: the one of this install); False when it cannot."""
     if _ext:
         return True
     try:
-        if path is None:
-            from grader.child import _tally as module
-        else:
-            loader = importlib.machinery.ExtensionFileLoader('grader.child._tally', path)
-            spec = importlib.util.spec_from_file_location('grader.child._tally', path,
-                                                          loader=loader)
-            module = importlib.util.module_from_spec(spec)
-            loader.exec_module(module)
+        module = extension(path)
     except (ImportError, OSError):
         return False
     _ext.append(module)
