@@ -19,6 +19,7 @@ import pytest
 
 from grader import instruments
 from grader.batch import pipeline, worker
+from grader.child import tally
 from gradertest import ROOT, SUBMISSIONS, bypassing_pythons
 
 CONFIG = str(ROOT / 'grading.yaml')
@@ -70,8 +71,7 @@ def test_the_counter_of_this_install_is_in_force_and_described():
     # 3.11.0-3.11.3 (Debian 12's Python), which runs a specialised subscript's __getitem__
     # past any hook
     headers = Path(sysconfig.get_paths()['include'], 'internal', 'pycore_frame.h').is_file()
-    hook = (headers or sys.version_info < (3, 11)) and \
-        not (3, 11, 0) <= sys.version_info[:3] < (3, 11, 4)
+    hook = (headers or sys.version_info < (3, 11)) and not tally.BYPASSING
     expected = 'frame-evaluation hook' if hook else 'profile function'
     assert counter.mode.startswith(expected)
     done = subprocess.run([sys.executable, '-m', 'grader', '--config', CONFIG, 'doctor',
