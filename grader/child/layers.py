@@ -430,10 +430,8 @@ def _audit(event, args, _refused=tuple(sorted(REFUSED.items())), _fresh=FRESH_IM
         raise PermissionError(f'changing the guard is not allowed while grading ({event})')
 
 
-def _stand_in(name):
-    reason = ('starting processes' if 'fork' in name else
-              'making a fresh copy of a built-in module' if 'builtin' in name else
-              'running programs')
+def _stand_in(name, reason=None):
+    reason = reason or ('starting processes' if 'fork' in name else 'running programs')
 
     def refused(*args, **kwargs):
         raise PermissionError(f'{reason} is not allowed while grading ({name})')
@@ -499,7 +497,8 @@ def _refuse_fresh_builtins():
                     pass
     imp = sys.modules.get('_imp')
     if imp is not None and hasattr(imp, 'create_builtin'):
-        imp.create_builtin = _stand_in('_imp.create_builtin')
+        imp.create_builtin = _stand_in('_imp.create_builtin',
+                                       'making a fresh copy of a built-in module')
 
 
 _STANDING = []
