@@ -5,7 +5,6 @@ refuses to run without it (grader/instruments.py).  Where it cannot be built (no
 no Python headers) the install fails with one message saying what to install, and never
 installs a grader without its counter.  A wheel (``make wheels``) carries it built.
 """
-import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -27,14 +26,6 @@ class build_counter(build_ext):
                              f'without it: {HOW}') from None
 
 
-# CPython 3.11.0-3.11.3 run a specialised subscript's __getitem__ past a frame-evaluation
-# hook (gh-104405): built against their headers, the counter uses the profile function;
-# built against a later 3.11's, it uses the hook and refuses to load in them.  So every 3.11
-# build (a cp311 wheel among them) also holds the counter with the profile function, in
-# hookless/, which grader.child.tally loads there.
 EXTENSIONS = [Extension('grader.child._tally', ['grader/child/_tally.c'])]
-if sys.version_info[:2] == (3, 11) and sys.implementation.name == 'cpython':
-    EXTENSIONS.append(Extension('grader.child.hookless._tally', ['grader/child/_tally.c'],
-                                define_macros=[('TALLY_NO_HOOK', '1')]))
 
 setup(ext_modules=EXTENSIONS, cmdclass={'build_ext': build_counter})

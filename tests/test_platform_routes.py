@@ -319,9 +319,10 @@ def test_a_cp311_wheel_counts_where_the_python_runs_calls_past_the_hook(wheel_ve
                                                                         tmp_path):
     """CPython 3.11.0-3.11.3 (Debian 12's Python is 3.11.2) run a specialised subscript's
     ``__getitem__`` past a frame-evaluation hook, and the cp311 wheel is built on a later
-    3.11: there its counter with the hook refuses to load, and the one it carries built with
-    the profile function counts (``grader/child/hookless``), so the wheel grades as on any
-    Python."""
+    3.11: its counter with the hook loads there, spends the function versions that
+    specialisation takes, and counts every call by every route
+    (tests/test_every_call_seen.py, run there against the wheel), so the wheel grades as on
+    any Python."""
     others = bypassing_pythons()
     if sys.version_info[:2] != (3, 11) or not others:
         pytest.skip('needs a Python 3.11.0-3.11.3 beside a cp311 wheel')
@@ -329,12 +330,20 @@ def test_a_cp311_wheel_counts_where_the_python_runs_calls_past_the_hook(wheel_ve
     venv = tmp_path / 'venv'
     assert run([others[0], '-m', 'venv', str(venv)]).returncode == 0
     done = run([str(venv / 'bin' / 'python'), '-m', 'pip', 'install', '--quiet',
-                '--only-binary', ':all:', f'{wheel}[sandbox]'])
+                '--only-binary', ':all:', f'{wheel}[sandbox]', 'pytest'])
     assert done.returncode == 0, done.stdout + done.stderr
     doctor = run([str(venv / 'bin' / 'grader'), 'doctor', '--require-counter'], cwd=tmp_path)
     assert doctor.returncode == 0, doctor.stdout
-    assert 'search counter: C, profile function, built for CPython 3.11.' in doctor.stdout
-    assert '/grader/child/hookless/_tally' in doctor.stdout
+    assert ('search counter: C, frame-evaluation hook (PEP 523), function versions below '
+            '0x10000 spent (gh-104405), built for CPython 3.11.') in doctor.stdout
+    # the routes, against the wheel's grader (no conftest: nothing puts the checkout first)
+    routes = tmp_path / 'routes'
+    routes.mkdir()
+    shutil.copy(ROOT / 'tests' / 'test_every_call_seen.py', routes)
+    done = run([str(venv / 'bin' / 'python'), '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                str(routes)], cwd=routes)
+    assert done.returncode == 0 and ' passed' in done.stdout, done.stdout + done.stderr
+    assert 'skipped' not in done.stdout and 'failed' not in done.stdout, done.stdout
     result = tmp_path / 'ab.json'
     done = grade_with(venv, course, hand_in(tmp_path / 'ab', ALPHABETA), '--json', str(result))
     assert done.returncode == 0, done.stderr

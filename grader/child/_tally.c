@@ -69,14 +69,14 @@
  * inside the caller's evaluation, past any hook: there the hook takes each class's version
  * tag away, which that specialisation needs (see unversion()).
  *
+ * Python 3.11.0-3.11.3 run a subscript specialised for a class's __getitem__
+ * (BINARY_SUBSCR_GETITEM) inside the caller's evaluation, past any hook (CPython gh-104405,
+ * mended in 3.11.4): there the counter, when it is loaded, first leaves that
+ * specialisation no function to take (see spend_versions()).
+ *
  * A profile function (see profile()), on frame objects, serves from 3.11 on where the
  * interpreter's internal headers are not installed (or where the build defines
- * TALLY_NO_HOOK), and on Python 3.11.0-3.11.3, whose subscript specialised for a class's
- * __getitem__ (BINARY_SUBSCR_GETITEM) runs that method inside the caller's evaluation, past
- * any hook (CPython gh-104405, mended in 3.11.4); a profile function sees its frames. */
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030B04F0 && !defined(TALLY_NO_HOOK)
-#  define TALLY_NO_HOOK 1
-#endif
+ * TALLY_NO_HOOK). */
 #if PY_VERSION_HEX >= 0x030B0000 && !defined(TALLY_NO_HOOK) && defined(__has_include)
 #  if !__has_include(<internal/pycore_frame.h>)
 #    define TALLY_NO_HOOK 1
@@ -1820,6 +1820,80 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL}
 };
 
+#if !defined(BY_PROFILE) && PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+/* CPython 3.11.0-3.11.3 run a subscript specialised for a class's __getitem__
+ * (BINARY_SUBSCR_GETITEM) inside the caller's evaluation, past the hook (gh-104405, mended in
+ * 3.11.4).  They specialise it only for a function whose version fits in 16 bits, and hand
+ * versions out from one counter of the interpreter, on demand: to a function the first time a
+ * call or a subscript is specialised for it.  So when the counter is loaded there (before the
+ * hook is ever set, and before any code of a submission runs), every version below 0x10000
+ * is spent -- 512 call sites of a function made afresh, each made ready to specialise by
+ * eight calls that return at once and then specialised on a function of its own, until a
+ * version past 0xFFFF comes out (128 rounds in a fresh interpreter; about 10 ms) -- and every
+ * function that has a version already is given none (0, as the interpreter itself does when
+ * a function's code changes; the collector knows every function, and the runner loads the
+ * counter before it freezes the collector's generations).  From then on no function has a
+ * version that subscript can take, and every __getitem__ is an ordinary call through the
+ * hook (tests/test_every_call_seen.py's getitem route). */
+#  define SPENDS_VERSIONS 1
+#  define BYPASSED (Py_Version >= 0x030B0000 && Py_Version < 0x030B04F0)
+#  define SPEND_ROUNDS 1024
+
+static const char SPEND[] =
+    "exec(compile('def sites(fs, warm):\\n if warm:\\n  return\\n'"
+    " + ''.join(' fs[%d]()\\n' % i for i in range(512)), '<spend>', 'exec'))\n"
+    "def spend(made=type(sites), code=sites.__code__):\n"
+    "    fresh = made(code.replace(), globals())\n"
+    "    for _ in range(8):\n"
+    "        fresh(None, True)\n"
+    "    fs = [(lambda: None) for _ in range(512)]\n"
+    "    fresh(fs, False)\n"
+    "    return fs[-1]\n";
+
+static int
+spend_versions(void)
+{
+    PyObject *globals, *ran = NULL, *spend, *last, *gc = NULL, *all = NULL;
+    Py_ssize_t i;
+    int rounds, spent = 0;
+    globals = PyDict_New();
+    if (!globals || PyDict_SetItemString(globals, "__builtins__", PyEval_GetBuiltins()) < 0)
+        goto end;
+    ran = PyRun_String(SPEND, Py_file_input, globals, globals);
+    spend = ran ? PyDict_GetItemString(globals, "spend") : NULL;
+    for (rounds = 0; spend && !spent && rounds < SPEND_ROUNDS; rounds++) {
+        last = PyObject_CallNoArgs(spend);
+        if (!last) goto end;
+        spent = PyFunction_Check(last) && ((PyFunctionObject *)last)->func_version > 0xFFFF;
+        Py_DECREF(last);
+    }
+    if (!spent) goto end;
+    gc = PyImport_ImportModule("gc");
+    all = gc ? PyObject_CallMethod(gc, "get_objects", NULL) : NULL;
+    if (!all || !PyList_Check(all)) { spent = 0; goto end; }
+    for (i = 0; i < PyList_GET_SIZE(all); i++) {
+        PyObject *item = PyList_GET_ITEM(all, i);
+        if (PyFunction_Check(item) && ((PyFunctionObject *)item)->func_version <= 0xFFFF)
+            ((PyFunctionObject *)item)->func_version = 0;
+    }
+end:
+    Py_XDECREF(all);
+    Py_XDECREF(gc);
+    Py_XDECREF(ran);
+    Py_XDECREF(globals);
+    if (spent) return 0;
+    PyErr_Clear();      /* whatever went wrong, the load fails as an ImportError */
+    PyErr_Format(PyExc_ImportError, "the search counter could not spend the function "
+                     "versions below 0x10000 of CPython %lu.%lu.%lu, which runs a specialised "
+                     "subscript's __getitem__ past its frame-evaluation hook (gh-104405, "
+                     "mended in 3.11.4)", (Py_Version >> 24) & 0xffUL,
+                     (Py_Version >> 16) & 0xffUL, (Py_Version >> 8) & 0xffUL);
+    return -1;
+}
+#else
+#  define BYPASSED 0
+#endif
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_tally", "The search counter of a case process (see _tally.c).",
     -1, methods
@@ -1829,16 +1903,8 @@ PyMODINIT_FUNC
 PyInit__tally(void)
 {
     PyObject *m;
-#if !defined(BY_PROFILE) && PY_VERSION_HEX >= 0x030B0000
-    /* built with the hook for 3.11.4 or later, loaded by a 3.11.0-3.11.3 (see above) */
-    if (Py_Version >= 0x030B0000 && Py_Version < 0x030B04F0) {
-        PyErr_Format(PyExc_ImportError, "the search counter was built for CPython %s with a "
-                     "frame-evaluation hook, past which CPython %lu.%lu.%lu runs a specialised "
-                     "subscript's __getitem__ (gh-104405, mended in 3.11.4): build it for this "
-                     "Python", PY_VERSION, (Py_Version >> 24) & 0xffUL,
-                     (Py_Version >> 16) & 0xffUL, (Py_Version >> 8) & 0xffUL);
-        return NULL;
-    }
+#if defined(SPENDS_VERSIONS)
+    if (BYPASSED && spend_versions() < 0) return NULL;
 #endif
     m = PyModule_Create(&module);
     if (!m) return NULL;
@@ -1860,7 +1926,9 @@ PyInit__tally(void)
 #if defined(BY_PROFILE)
     PyModule_AddStringConstant(m, "MODE", "profile function");
 #else
-    PyModule_AddStringConstant(m, "MODE", "frame-evaluation hook (PEP 523)");
+    PyModule_AddStringConstant(m, "MODE", BYPASSED ? "frame-evaluation hook (PEP 523), "
+                               "function versions below 0x10000 spent (gh-104405)"
+                                                   : "frame-evaluation hook (PEP 523)");
 #endif
     PyModule_AddStringConstant(m, "BUILT_FOR", PY_VERSION);
     return m;

@@ -56,28 +56,13 @@ def search(function, *args):
     return function(*args)
 
 
-BYPASSING = (3, 11, 0) <= sys.version_info[:3] < (3, 11, 4) and \
-    sys.implementation.name == 'cpython'
-"""Whether this Python runs a specialised subscript's ``__getitem__`` past a
-frame-evaluation hook (CPython 3.11.0-3.11.3, gh-104405): the counter with the profile
-function serves here."""
-
-
 def extension_path():
-    """The compiled extension of this install for this Python, or None (not built): where
-    :data:`BYPASSING`, the one with the profile function beside it (``hookless/``, in every
-    3.11 build) if there is one (a build for this very Python has the profile function in
-    its own right; one with the hook refuses to load here)."""
+    """The compiled extension of this install for this Python, or None (not built)."""
     try:
         spec = importlib.util.find_spec('grader.child._tally')
     except (ImportError, ValueError):
         return None
-    path = spec.origin if spec is not None and spec.origin else None
-    if path and BYPASSING:
-        hookless = os.path.join(os.path.dirname(path), 'hookless', os.path.basename(path))
-        if os.path.isfile(hookless):
-            return hookless
-    return path
+    return spec.origin if spec is not None and spec.origin else None
 
 
 def unpack(folder):
