@@ -83,7 +83,7 @@ def main(argv=None):
     run = engine.Run(policy)
     print(f'unit {run.unit:.4f} s; isolation {run.isolation.level}')
     print('variant | wall | students\' calls | of which stopped at a limit')
-    totals = collections.defaultdict(lambda: collections.Counter())
+    totals = collections.defaultdict(collections.Counter)
     by_case = collections.defaultdict(collections.Counter)
     with CaseCosts() as costs, tempfile.TemporaryDirectory() as tmp:
         for index, param in enumerate(test_submissions.variants()):
