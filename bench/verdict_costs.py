@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / 'tests'))
 
+import test_submissions  # noqa: E402  (how the verdict tests grade: their course)
+from conftest import make_submission  # noqa: E402
 from grader import config, engine  # noqa: E402
 
 STOPPED = ('timeout',)
@@ -64,8 +66,6 @@ class CaseCosts:
 
 def grade_as_the_test_does(policy, run, exercise, variant, verdict, folder):
     """The variant's grade as ``test_verdict`` makes it (its course and run)."""
-    import test_submissions
-    from conftest import make_submission
     course = test_submissions.course_for(policy, exercise, verdict, run.unit, folder / 'course')
     if course is not policy:
         run = engine.Run(course, calibration=run.calibration, isolation=run.isolation)
@@ -78,7 +78,6 @@ def main(argv=None):
     parser.add_argument('--exercise', nargs='*', default=[])
     parser.add_argument('--top', type=int, default=6, help='cases listed per exercise')
     args = parser.parse_args(argv)
-    import test_submissions
     policy = config.load(ROOT / 'grading.yaml')
     run = engine.Run(policy)
     print(f'unit {run.unit:.4f} s; isolation {run.isolation.level}')
