@@ -1,6 +1,6 @@
 """Where the suite's time goes, test by test, and its floor without the verdict modules.
 
-    python bench/suite_split.py [--workers N] [--top 15] [PYTEST ARGS ...]
+    .venv/bin/python bench/suite_split.py [--workers N] [--top 15] [PYTEST ARGS ...]
 
 Runs the suite as ``make test`` runs it (pytest-xdist, ``--dist loadgroup``, ``TEST_WORKERS``
 workers, 2 by default), with this file loaded into every worker as a pytest plug-in that
